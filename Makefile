@@ -1,0 +1,274 @@
+# SRD emulator and simulator: the one build entry point.
+#
+#   make              library, tools and tests (under build/)
+#   make test         run the tests
+#   make test-all     what CI runs: dependencies, -Werror build, tests,
+#                     the ASan/UBSan build of the tests, a bounded fuzz run,
+#                     the purity and format checks
+#   make demo         the srd-loopback demonstration
+#   make bench        the engine benchmark (not a pass/fail test)
+#   make fuzz         libFuzzer targets (clang) for FUZZ_SECONDS each
+#   make install      PREFIX=/usr/local DESTDIR=
+#   make SAN=1 ...    everything with AddressSanitizer and UBSan (build/san)
+#   make V=1 ...      show the commands
+#   make deps         install the Debian packages the build needs
+
+.SUFFIXES:
+.DELETE_ON_ERROR:
+.SECONDARY:
+SHELL := /bin/bash
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+CC ?= cc
+CLANG ?= clang
+CLANG_FORMAT ?= clang-format
+SAN ?= 0
+WERROR ?= 0
+V ?= 0
+FUZZ_SECONDS ?= 60
+
+VERSION := 0.1.0
+SOVERSION := 0
+
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
+BUILD := build
+ifeq ($(SAN),1)
+OUT := $(BUILD)/san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+else
+OUT := $(BUILD)
+SANFLAGS :=
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wpointer-arith -Wformat=2
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+OPT ?= -O2 -g
+CFLAGS_COMMON := -std=c11 $(OPT) $(WARN) $(SANFLAGS) -fPIC -MMD -MP
+LIB_CFLAGS := $(CFLAGS_COMMON) -fvisibility=hidden -Isrd/include
+APP_CFLAGS := $(CFLAGS_COMMON) -D_DEFAULT_SOURCE -Isrd/include \
+	-Itransports/loop
+LDFLAGS_APP := $(SANFLAGS)
+
+CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+# ---------------------------------------------------------------------------
+# Sources
+
+LIB_SRCS := $(sort $(wildcard srd/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(OUT)/obj/%.o)
+LOOP_SRCS := transports/loop/srd_loop.c
+LOOP_OBJS := $(LOOP_SRCS:%.c=$(OUT)/obj/%.o)
+
+LIBA := $(OUT)/lib/libsrd.a
+LIBSO := $(OUT)/lib/libsrd.so.$(VERSION)
+
+TOOLS := srd-loopback srd-bench
+TOOL_BINS := $(TOOLS:%=$(OUT)/bin/%)
+
+TEST_SRCS := $(sort $(wildcard test/srd/test_*.c))
+TEST_BINS := $(TEST_SRCS:test/srd/%.c=$(OUT)/test/%)
+TEST_HARNESS := test/harness/testutil.c
+TEST_HARNESS_OBJS := $(TEST_HARNESS:%.c=$(OUT)/obj/%.o)
+
+FUZZ_SRCS := $(sort $(wildcard test/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRCS:test/fuzz/%.c=%)
+FUZZ_REPLAY_BINS := $(FUZZ_NAMES:%=$(OUT)/test/replay_%)
+FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
+
+.PHONY: all lib tools tests test test-all demo bench fuzz fuzz-build install \
+	uninstall clean deps check-purity format format-check help
+
+all: lib tools tests
+
+lib: $(LIBA) $(LIBSO) $(OUT)/lib/srd.pc
+tools: $(TOOL_BINS)
+tests: $(TEST_BINS) $(FUZZ_REPLAY_BINS)
+
+help:
+	@sed -n '2,16p' Makefile | sed 's/^# \{0,1\}//'
+
+# ---------------------------------------------------------------------------
+# Library
+
+$(OUT)/obj/srd/%.o: srd/%.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJS)
+	$(call say,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBSO): $(LIB_OBJS)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -shared -Wl,-soname,libsrd.so.$(SOVERSION) $(SANFLAGS) \
+		-o $@ $^
+	$(Q)ln -sf libsrd.so.$(VERSION) $(OUT)/lib/libsrd.so.$(SOVERSION)
+	$(Q)ln -sf libsrd.so.$(SOVERSION) $(OUT)/lib/libsrd.so
+
+$(OUT)/lib/srd.pc: srd/srd.pc.in Makefile
+	$(call say,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		$< > $@
+
+# ---------------------------------------------------------------------------
+# Tools and the loop wire
+
+$(OUT)/obj/transports/%.o: transports/%.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(APP_CFLAGS) -c $< -o $@
+
+$(OUT)/obj/tools/%.o: tools/%.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(APP_CFLAGS) -c $< -o $@
+
+$(OUT)/bin/%: $(OUT)/obj/tools/%.o $(LOOP_OBJS) $(LIBA)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ -lm
+
+# ---------------------------------------------------------------------------
+# Tests
+
+$(OUT)/obj/test/%.o: test/%.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(APP_CFLAGS) -Isrd -Itest/harness $(CMOCKA_CFLAGS) -c $< -o $@
+
+$(OUT)/test/test_%: $(OUT)/obj/test/srd/test_%.o $(TEST_HARNESS_OBJS) \
+		$(LOOP_OBJS) $(LIBA)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ $(CMOCKA_LIBS) -lm
+
+# The fuzz targets, built with gcc and a main() that replays the corpus.
+$(OUT)/test/replay_%: $(OUT)/obj/test/fuzz/%.o $(OUT)/obj/test/fuzz/replay.o \
+		$(LIBA)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^
+
+test: all
+	$(Q)OUT=$(OUT) SAN=$(SAN) ./test/run-tests.sh
+
+# ---------------------------------------------------------------------------
+# Fuzzing (clang libFuzzer)
+
+FUZZ_CFLAGS := -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -Isrd/include -Isrd -D_DEFAULT_SOURCE
+
+$(BUILD)/fuzz/%: test/fuzz/%.c $(LIB_SRCS) $(wildcard srd/*.h)
+	$(call say,FUZZ,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	$(Q)for f in $(FUZZ_NAMES); do \
+		mkdir -p $(BUILD)/fuzz/corpus-$$f && \
+		echo "  FUZZ   $$f for $(FUZZ_SECONDS) s" && \
+		$(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			-rss_limit_mb=2048 -print_final_stats=1 \
+			$(BUILD)/fuzz/corpus-$$f test/fuzz/corpus/$$f \
+			> $(BUILD)/fuzz/$$f.log 2>&1 || \
+			{ tail -n 60 $(BUILD)/fuzz/$$f.log; exit 1; }; \
+		grep -E 'stat::number_of_executed_units|stat::new_units_added' \
+			$(BUILD)/fuzz/$$f.log | sed 's/^/         /'; \
+	done
+
+# ---------------------------------------------------------------------------
+# Benchmarks, demo
+
+bench: $(OUT)/bin/srd-bench
+	$(Q)$(OUT)/bin/srd-bench
+
+demo: deps all
+	$(Q)./tools/demo.sh $(OUT)/bin
+
+# ---------------------------------------------------------------------------
+# Checks
+
+# libsrd may reference only these outside symbols: no clock, socket,
+# thread, printf or malloc (shared/style.md 2.1).
+PURITY_ALLOW := memcpy memmove memset memcmp abort __assert_fail \
+	__stack_chk_fail
+
+check-purity: $(LIBA)
+	$(Q)bad=$$(nm -u $(LIBA) | awk '{print $$2}' | sort -u | \
+		grep -vxF $(foreach s,$(PURITY_ALLOW),-e $(s)) || true); \
+	if [ -n "$$bad" ]; then \
+		echo "check-purity: libsrd references symbols outside the allow-list:"; \
+		echo "$$bad" | sed 's/^/    /'; exit 1; \
+	else echo "  PURE   libsrd references only: $(PURITY_ALLOW)"; fi
+
+FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+
+format:
+	$(Q)$(CLANG_FORMAT) -i $(FORMAT_SRCS)
+
+format-check:
+	$(Q)$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SRCS) && \
+		echo "  FORMAT clang-format clean"
+
+deps:
+	$(Q)./tools/install-deps.sh
+
+test-all: deps
+	$(Q)$(MAKE) --no-print-directory WERROR=1 all
+	$(Q)$(MAKE) --no-print-directory WERROR=1 check-purity format-check
+	$(Q)$(MAKE) --no-print-directory WERROR=1 test
+	$(Q)$(MAKE) --no-print-directory WERROR=1 SAN=1 test
+	$(Q)$(MAKE) --no-print-directory WERROR=1 fuzz FUZZ_SECONDS=$(FUZZ_SECONDS_CI)
+	@echo "test-all: everything passed"
+
+FUZZ_SECONDS_CI ?= 30
+
+# ---------------------------------------------------------------------------
+# Install
+
+install: lib tools
+	$(call say,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(INCLUDEDIR)/srd $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(BINDIR)
+	$(Q)install -m 644 srd/include/srd/srd.h $(DESTDIR)$(INCLUDEDIR)/srd/
+	$(Q)install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sf libsrd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libsrd.so.$(SOVERSION)
+	$(Q)ln -sf libsrd.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libsrd.so
+	$(Q)install -m 644 $(OUT)/lib/srd.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(Q)install -m 755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)/
+
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(INCLUDEDIR)/srd/srd.h $(DESTDIR)$(LIBDIR)/libsrd.* \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/srd.pc \
+		$(TOOLS:%=$(DESTDIR)$(BINDIR)/%)
+	$(Q)rmdir $(DESTDIR)$(INCLUDEDIR)/srd 2>/dev/null || true
+
+clean:
+	$(call say,CLEAN,$(BUILD))
+	$(Q)rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,97 @@
+/*
+ * srd_acktr.h: receive-side packet tracking and acknowledgement building.
+ *
+ * Packet numbers are never reused (a retransmission gets a new one), so
+ * there is no cumulative point to hold back: like QUIC (RFC 9000 19.3) an
+ * ACK names the largest packet received and the ranges below it.  The
+ * tracker keeps a bitmap of the last |window| packet numbers below the
+ * largest; older ones are neither tracked nor acknowledged.
+ *
+ * Every data packet's send timestamp is echoed with how long the receiver
+ * held it before acknowledging, so the sender gets one RTT sample per data
+ * packet, free of acknowledgement delay.
+ */
+#ifndef SRD_ACKTR_H
+#define SRD_ACKTR_H
+
+#include <stdint.h>
+
+#include <srd/srd.h>
+
+#include "srd_pkt.h"
+
+/* srd_acktr_check results. */
+#define SRD_ACKTR_NEW 0 /* never seen: accept and then record it */
+#define SRD_ACKTR_DUP 1 /* already recorded */
+#define SRD_ACKTR_OLD 2 /* below the tracked window */
+
+typedef struct srd_acktr_echo {
+  uint64_t tx_ts;   /* the data packet's tx_ts */
+  srd_tstamp rx_ts; /* when it arrived */
+  uint16_t path;
+} srd_acktr_echo;
+
+typedef struct srd_acktr {
+  /* bits has one bit per packet number, indexed seq & mask. */
+  uint64_t *bits;
+  uint32_t window;
+  uint32_t mask;
+  /* largest is the largest packet number recorded, if have_largest. */
+  uint32_t largest;
+  int have_largest;
+  /* echo holds timestamps to return, oldest first (a ring). */
+  srd_acktr_echo echo[SRD_ACK_MAX_ECHO];
+  uint32_t echo_head;
+  uint32_t n_echo;
+  /* nack holds rejections to send. */
+  srd_pkt_nack nack[SRD_ACK_MAX_NACK];
+  uint32_t n_nack;
+  /* unacked counts packets recorded since the last ACK. */
+  uint32_t unacked;
+  /* first_unacked_ts is when the oldest of them arrived. */
+  srd_tstamp first_unacked_ts;
+  /* immediate asks for an ACK without waiting (duplicates, NACKs). */
+  int immediate;
+  const srd_mem *mem;
+} srd_acktr;
+
+/* srd_acktr_init makes |at| track |window| packet numbers, a power of two
+   from 64 to 65536.
+
+   Returns 0, or SRD_ERR_NOMEM. */
+int srd_acktr_init(srd_acktr *at, uint32_t window, const srd_mem *mem);
+
+/* srd_acktr_fini frees |at|'s storage. */
+void srd_acktr_fini(srd_acktr *at);
+
+/* srd_acktr_reset forgets everything (a new session). */
+void srd_acktr_reset(srd_acktr *at);
+
+/* srd_acktr_check says whether |seq| is SRD_ACKTR_NEW, _DUP or _OLD. */
+int srd_acktr_check(const srd_acktr *at, uint32_t seq);
+
+/* srd_acktr_record records |seq| (which srd_acktr_check found new) as
+   received at |now|, with the data packet's |tx_ts| and |path| to echo. */
+void srd_acktr_record(srd_acktr *at, uint32_t seq, uint64_t tx_ts,
+                      uint16_t path, srd_tstamp now);
+
+/* srd_acktr_add_nack queues a rejection of packet |seq| of message
+   |msg_id| for |reason| and asks for an immediate ACK.  A rejection that
+   does not fit is not sent; the sender's loss detection covers it. */
+void srd_acktr_add_nack(srd_acktr *at, uint32_t seq, uint32_t msg_id,
+                        uint8_t reason);
+
+/* srd_acktr_ack_due returns nonzero if an ACK should be sent now. */
+int srd_acktr_ack_due(const srd_acktr *at, srd_tstamp now, uint32_t ack_freq,
+                      srd_duration ack_delay);
+
+/* srd_acktr_deadline returns when a delayed ACK falls due, or
+   SRD_TSTAMP_NONE if none is waiting or one is already due. */
+srd_tstamp srd_acktr_deadline(const srd_acktr *at, uint32_t ack_freq,
+                              srd_duration ack_delay);
+
+/* srd_acktr_build fills |a| with the current state at |now| and clears
+   what is pending (echoes, NACKs, the unacked count). */
+void srd_acktr_build(srd_acktr *at, srd_pkt_ack *a, srd_tstamp now);
+
+#endif /* SRD_ACKTR_H */

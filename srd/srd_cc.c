@@ -1,0 +1,229 @@
+/*
+ * srd_cc.c: the congestion control registry and the two algorithms.
+ *
+ * "swift" follows Swift (Kumar et al., SIGCOMM 2020, Algorithm 1): the
+ * signal is end-to-end delay against a target of base RTT plus a queueing
+ * allowance; below it the window grows additively (ai per RTT; ai/cwnd per
+ * packet, or ai per packet when the window is below one packet); above it
+ * the window shrinks in proportion to the excess, max(1 - beta (delay -
+ * target) / delay, 1 - max_mdf), at most once per RTT.  Windows below one
+ * packet are paced by the engine.
+ *
+ * What is specific to spraying: a flow's delay samples come from many
+ * paths.  One hot path is the path's problem, and steering (srd_pathset)
+ * moves traffic off it; cutting the whole window for it would starve the
+ * healthy paths (arXiv 2509.07907 shows single-path controllers collapse on
+ * sprayed feedback).  So the window is only cut when the congestion is
+ * connection-wide: most sampled paths hot (incast at the receiver, or the
+ * sender's own uplink), or a peer with one path.  Loss is handled the same
+ * way, plus a loss-rate check per round trip: more than 5% of a round's
+ * packets lost while the smoothed RTT sits a quarter of the target above
+ * the base RTT is congestion (a buffer too shallow to ever build the
+ * target delay); loss without queueing is not.
+ *
+ * "fixed" keeps a constant window: the teaching baseline.
+ */
+#include "srd_cc.h"
+
+#include <string.h>
+
+#include "srd_macro.h"
+
+/* Swift's parameters (paper, and open implementations: beta 0.8, max_mdf
+   0.5, retx reset threshold 5). */
+#define SWIFT_BETA 0.8
+#define SWIFT_MAX_MDF 0.5
+#define SWIFT_RETX_RESET 5
+/* A round with more than 1/LOSS_ROUND_DIV of its packets lost is
+   congested. */
+#define LOSS_ROUND_DIV 20
+
+static uint64_t clamp_cwnd(const srd_cc_stat *st, double w) {
+  if (w < (double)st->min_cwnd) {
+    return st->min_cwnd;
+  }
+  if (w > (double)st->max_cwnd) {
+    return st->max_cwnd;
+  }
+  return (uint64_t)w;
+}
+
+static int can_decrease(const srd_cc *cc, const srd_cc_stat *st,
+                        srd_tstamp now) {
+  return cc->last_decrease == 0 || now - cc->last_decrease >= st->srtt;
+}
+
+static void decrease(srd_cc *cc, srd_cc_stat *st, double factor, int wide,
+                     srd_tstamp now) {
+  st->cwnd = clamp_cwnd(st, (double)st->cwnd * factor);
+  cc->last_decrease = now ? now : 1;
+  cc->slow_start = 0;
+  ++st->decreases;
+  if (wide) {
+    ++st->wide_decreases;
+  }
+}
+
+static void swift_init(srd_cc *cc, srd_cc_stat *st, srd_tstamp now) {
+  (void)now;
+  cc->last_decrease = 0;
+  cc->slow_start = 1;
+  cc->round_start = now;
+  cc->round_lost = cc->round_acked = 0;
+  st->cwnd = st->init_cwnd;
+}
+
+/* end_round closes a loss-rate round when one RTT has passed; returns
+   nonzero if it was lossy. */
+static int end_round(srd_cc *cc, const srd_cc_stat *st, srd_tstamp now) {
+  int lossy;
+
+  if (st->srtt == 0 || now - cc->round_start < st->srtt) {
+    return 0;
+  }
+  lossy = cc->round_lost >= 2 && (uint64_t)cc->round_lost * LOSS_ROUND_DIV >
+                                     (uint64_t)cc->round_lost + cc->round_acked;
+  cc->round_start = now;
+  cc->round_lost = cc->round_acked = 0;
+  return lossy;
+}
+
+static void swift_on_ack(srd_cc *cc, srd_cc_stat *st, const srd_cc_ack *ack,
+                         srd_tstamp now) {
+  srd_duration target;
+
+  cc->round_acked += ack->pkts_acked;
+  /* A lossy round is congestion when queues were building too (delay a
+     quarter of the target above base): a buffer too shallow to ever reach
+     the target.  Random loss without queueing is left to retransmission
+     and path steering. */
+  if (end_round(cc, st, now) && st->min_rtt != UINT64_MAX &&
+      st->srtt > st->min_rtt + st->target_qdelay / 4 &&
+      can_decrease(cc, st, now)) {
+    decrease(cc, st, 1.0 - SWIFT_MAX_MDF, 0, now);
+    return;
+  }
+  if (ack->rtt == 0 || st->min_rtt == UINT64_MAX) {
+    return;
+  }
+  target = st->min_rtt + st->target_qdelay;
+  if (ack->rtt < target) {
+    double w = (double)st->cwnd;
+    /* Grow only while the window is what limits the sender. */
+    if (st->inflight + ack->bytes_acked < st->cwnd / 2) {
+      return;
+    }
+    if (cc->slow_start) {
+      w += (double)ack->bytes_acked;
+    } else if (st->cwnd >= st->pkt_bytes) {
+      w += (double)st->pkt_bytes * (double)ack->bytes_acked / w;
+    } else {
+      /* Below one packet the paper adds ai per packet acknowledged, which
+         turns a window of 0.01 packets into 1.01 on one ACK; an eighth of
+         a packet keeps many-to-one incast windows near their fair share. */
+      w += (double)st->pkt_bytes * ack->pkts_acked / 8.0;
+    }
+    st->cwnd = clamp_cwnd(st, w);
+    return;
+  }
+  cc->slow_start = 0;
+  if (ack->congested && can_decrease(cc, st, now)) {
+    double f =
+        1.0 - SWIFT_BETA * (double)(ack->rtt - target) / (double)ack->rtt;
+    decrease(cc, st, srd_max(f, 1.0 - SWIFT_MAX_MDF), 1, now);
+  }
+}
+
+static void swift_on_loss(srd_cc *cc, srd_cc_stat *st, int congested,
+                          srd_tstamp now) {
+  ++cc->round_lost;
+  if (congested && can_decrease(cc, st, now)) {
+    decrease(cc, st, 1.0 - SWIFT_MAX_MDF, 1, now);
+  }
+}
+
+static void swift_on_timeout(srd_cc *cc, srd_cc_stat *st, uint32_t consecutive,
+                             int congested, srd_tstamp now) {
+  ++cc->round_lost;
+  if (consecutive >= SWIFT_RETX_RESET) {
+    st->cwnd = clamp_cwnd(st, (double)st->pkt_bytes);
+    cc->last_decrease = now ? now : 1;
+    cc->slow_start = 0;
+    ++st->decreases;
+  } else if ((congested || consecutive >= 2) && can_decrease(cc, st, now)) {
+    decrease(cc, st, 1.0 - SWIFT_MAX_MDF, congested, now);
+  }
+}
+
+static void swift_reset(srd_cc *cc, srd_cc_stat *st, srd_tstamp now) {
+  swift_init(cc, st, now);
+}
+
+const srd_cc_ops srd_cc_swift = {
+    .name = "swift",
+    .init = swift_init,
+    .on_ack = swift_on_ack,
+    .on_loss = swift_on_loss,
+    .on_timeout = swift_on_timeout,
+    .reset = swift_reset,
+};
+
+static void fixed_init(srd_cc *cc, srd_cc_stat *st, srd_tstamp now) {
+  (void)now;
+  memset(cc, 0, sizeof(*cc));
+  cc->ops = &srd_cc_fixed;
+  st->cwnd = st->fixed_cwnd;
+}
+
+static void fixed_on_ack(srd_cc *cc, srd_cc_stat *st, const srd_cc_ack *ack,
+                         srd_tstamp now) {
+  (void)cc, (void)st, (void)ack, (void)now;
+}
+
+static void fixed_on_loss(srd_cc *cc, srd_cc_stat *st, int congested,
+                          srd_tstamp now) {
+  (void)cc, (void)st, (void)congested, (void)now;
+}
+
+static void fixed_on_timeout(srd_cc *cc, srd_cc_stat *st, uint32_t consecutive,
+                             int congested, srd_tstamp now) {
+  (void)cc, (void)st, (void)consecutive, (void)congested, (void)now;
+}
+
+const srd_cc_ops srd_cc_fixed = {
+    .name = "fixed",
+    .init = fixed_init,
+    .on_ack = fixed_on_ack,
+    .on_loss = fixed_on_loss,
+    .on_timeout = fixed_on_timeout,
+    .reset = fixed_init,
+};
+
+static const srd_cc_ops *const registry[] = {&srd_cc_swift, &srd_cc_fixed};
+static const char *const names[] = {"swift", "fixed", NULL};
+
+/* streq compares C strings (libsrd links no string functions). */
+static int streq(const char *a, const char *b) {
+  while (*a && *a == *b) {
+    ++a, ++b;
+  }
+  return *a == *b;
+}
+
+const srd_cc_ops *srd_cc_find(const char *name) {
+  size_t i;
+
+  if (name == NULL) {
+    return &srd_cc_swift;
+  }
+  for (i = 0; i < srd_arraylen(registry); ++i) {
+    if (streq(registry[i]->name, name)) {
+      return registry[i];
+    }
+  }
+  return NULL;
+}
+
+const char *const *srd_cc_names(void) {
+  return names;
+}

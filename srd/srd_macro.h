@@ -1,0 +1,46 @@
+/*
+ * srd_macro.h: small helpers shared by the engine's modules.
+ */
+#ifndef SRD_MACRO_H
+#define SRD_MACRO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define srd_min(A, B) ((A) < (B) ? (A) : (B))
+#define srd_max(A, B) ((A) > (B) ? (A) : (B))
+#define srd_arraylen(A) (sizeof(A) / sizeof((A)[0]))
+
+/* srd_unreachable marks a branch the code cannot take. */
+#if defined(__GNUC__)
+#  define srd_unreachable() __builtin_unreachable()
+#  define srd_likely(X) __builtin_expect(!!(X), 1)
+#  define srd_unlikely(X) __builtin_expect(!!(X), 0)
+#else
+#  define srd_unreachable() abort()
+#  define srd_likely(X) (X)
+#  define srd_unlikely(X) (X)
+#endif
+
+/* srd_seq_lt and friends compare 32-bit sequence numbers that wrap
+   (RFC 1982 serial number arithmetic): |a| is before |b| when the
+   difference, read as signed, is negative. */
+static inline int srd_seq_lt(uint32_t a, uint32_t b) {
+  return (int32_t)(a - b) < 0;
+}
+static inline int srd_seq_le(uint32_t a, uint32_t b) {
+  return (int32_t)(a - b) <= 0;
+}
+static inline int srd_seq_gt(uint32_t a, uint32_t b) {
+  return (int32_t)(a - b) > 0;
+}
+static inline int srd_seq_ge(uint32_t a, uint32_t b) {
+  return (int32_t)(a - b) >= 0;
+}
+
+/* srd_is_pow2 returns nonzero if |x| is a nonzero power of two. */
+static inline int srd_is_pow2(uint32_t x) {
+  return x && !(x & (x - 1));
+}
+
+#endif /* SRD_MACRO_H */

@@ -1,0 +1,167 @@
+/*
+ * srd_pathset.c: spraying and path steering.
+ */
+#include "srd_pathset.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "srd_macro.h"
+
+/* Longest avoidance, as a multiple of the base penalty (2^6). */
+#define MAX_PENALTY_SHIFT 6
+/* reo_mult cap: the window may grow to 16 x min_rtt/4 (bounded by srtt). */
+#define MAX_REO_MULT 16
+
+void srd_pathset_init(srd_pathset *ps, uint32_t n, int steering, srd_pcg *pcg) {
+  uint32_t i;
+
+  assert(n >= 1 && n <= SRD_MAX_PATHS);
+  memset(ps, 0, sizeof(*ps));
+  ps->n = n;
+  ps->steering = steering;
+  ps->cursor = srd_pcg_bounded(pcg, n);
+  ps->ctl_cursor = srd_pcg_bounded(pcg, n);
+  for (i = 0; i < n; ++i) {
+    srd_rtt_init(&ps->p[i].rtt);
+    ps->p[i].reo_mult = 1;
+  }
+}
+
+uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
+                          uint32_t exclude) {
+  uint32_t i, idx, best = UINT32_MAX;
+
+  if (ps->n == 1) {
+    return 0;
+  }
+  for (i = 0; i < ps->n; ++i) {
+    idx = *cursor + i;
+    if (idx >= ps->n) {
+      idx -= ps->n;
+    }
+    if (idx == exclude) {
+      continue;
+    }
+    if (!ps->steering || ps->p[idx].avoid_until <= now) {
+      *cursor = idx + 1 == ps->n ? 0 : idx + 1;
+      return idx;
+    }
+    if (best == UINT32_MAX ||
+        ps->p[idx].avoid_until < ps->p[best].avoid_until) {
+      best = idx;
+    }
+  }
+  /* Every other path is avoided: take the one that recovers first. */
+  assert(best != UINT32_MAX);
+  *cursor = best + 1 == ps->n ? 0 : best + 1;
+  return best;
+}
+
+int srd_pathset_on_sample(srd_pathset *ps, uint32_t i, srd_duration sample,
+                          srd_duration base, srd_duration target,
+                          srd_duration avg, srd_tstamp now) {
+  srd_pathinfo *p = &ps->p[i];
+  int hot;
+
+  if (p->rtt.samples == 0) {
+    ++ps->n_sampled;
+    p->recent = sample;
+  } else {
+    p->recent = (3 * p->recent + sample) / 4;
+  }
+  srd_rtt_update(&p->rtt, sample);
+
+  hot = p->recent > base + target;
+  if (hot != p->hot) {
+    p->hot = hot;
+    if (hot) {
+      ++ps->n_hot;
+    } else {
+      --ps->n_hot;
+    }
+  }
+  /* A delay outlier: queueing above target here, and clearly above the
+     other paths (which share the same endpoints), so the congestion is on
+     this path's route, not at either end. */
+  if (ps->steering && hot && ps->n > 1 && p->recent > avg + target / 2 &&
+      p->avoid_until <= now) {
+    p->avoid_until = now + srd_max(avg, p->recent);
+    return 1;
+  }
+  return 0;
+}
+
+void srd_pathset_on_ack(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
+                        uint32_t seq, srd_duration rtt) {
+  srd_pathinfo *p = &ps->p[i];
+
+  ++p->acked;
+  if (!p->rack_valid || tx_ts > p->rack_xmit_ts ||
+      (tx_ts == p->rack_xmit_ts && (int32_t)(seq - p->rack_seq) > 0)) {
+    p->rack_xmit_ts = tx_ts;
+    p->rack_seq = seq;
+    p->rack_rtt = rtt;
+    p->rack_valid = 1;
+  }
+  p->loss_streak = 0;
+}
+
+srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp now,
+                               srd_duration base) {
+  srd_pathinfo *p = &ps->p[i];
+  uint32_t shift;
+
+  ++p->lost;
+  if (p->loss_streak < UINT32_MAX) {
+    ++p->loss_streak;
+  }
+  /* RFC 8985 6.2.4 lets the window shrink back after 16 recoveries
+     without a spurious loss; losses here are single packets, so the
+     window shrinks one step per 16 of them. */
+  if (++p->reo_quiet >= 16) {
+    if (p->reo_mult > 1) {
+      --p->reo_mult;
+    }
+    p->reo_quiet = 0;
+  }
+  if (!ps->steering || ps->n == 1) {
+    return 0;
+  }
+  shift = srd_min(p->loss_streak - 1, MAX_PENALTY_SHIFT);
+  p->avoid_until = srd_max(p->avoid_until, now + (base << shift));
+  return p->avoid_until;
+}
+
+void srd_pathset_on_spurious(srd_pathset *ps, uint32_t i) {
+  srd_pathinfo *p = &ps->p[i];
+
+  if (p->reo_mult < MAX_REO_MULT) {
+    ++p->reo_mult;
+  }
+  p->reo_quiet = 0;
+  /* The loss was not real: it does not extend the streak. */
+  p->loss_streak = 0;
+}
+
+srd_duration srd_pathset_reo_wnd(const srd_pathset *ps, uint32_t i,
+                                 srd_duration floor) {
+  const srd_pathinfo *p = &ps->p[i];
+  srd_duration w;
+
+  if (p->rtt.samples == 0) {
+    return floor;
+  }
+  w = p->rtt.min_rtt / 4 * p->reo_mult;
+  w = srd_min(w, p->rtt.srtt);
+  return srd_max(w, floor);
+}
+
+uint32_t srd_pathset_avoided(const srd_pathset *ps, srd_tstamp now) {
+  uint32_t i, n = 0;
+
+  for (i = 0; i < ps->n; ++i) {
+    n += ps->p[i].avoid_until > now;
+  }
+  return n;
+}

@@ -1,0 +1,137 @@
+/*
+ * srd_pathset.h: the paths of one peer, and how packets are sprayed over
+ * them.
+ *
+ * A path is an entropy value: the driver turns its index into whatever
+ * the fabric hashes (a UDP source port; an ECMP hash input in netsim), so
+ * different indexes take different routes through an ECMP fabric.  Packets
+ * go round-robin over the paths, starting at a random one.  With steering
+ * on, a path is skipped for a while when
+ *   - it loses a packet (avoided for 2 smoothed RTTs, doubling with each
+ *     further loss in a row, to 64x; after a timeout the base is the RTO);
+ *   - its recent delay is above the congestion target and well above the
+ *     peer's average (delay outlier), for one smoothed RTT.
+ * When the time is up the path carries packets again: that is the probe,
+ * and its first acknowledgement clears the loss streak.  If every path is
+ * being avoided, the one whose avoidance ends first is used.
+ *
+ * Loss detection runs per path (RACK, RFC 8985, within one path): a packet
+ * is lost when a packet sent later on the same path has been acknowledged
+ * and a reordering window has passed.  Reordering across paths is the
+ * normal state of a sprayed flow and never counts as loss.
+ */
+#ifndef SRD_PATHSET_H
+#define SRD_PATHSET_H
+
+#include <stdint.h>
+
+#include <srd/srd.h>
+
+#include "srd_pcg.h"
+#include "srd_rtt.h"
+
+/* Why a path is avoided (srd_log_record.b for SRD_LOG_PATH_AVOID). */
+#define SRD_AVOID_LOSS 0
+#define SRD_AVOID_DELAY 1
+#define SRD_AVOID_TIMEOUT 2
+
+typedef struct srd_pathinfo {
+  srd_rtt rtt;
+  /* recent is a fast average of delay samples (gain 1/4), for steering. */
+  srd_duration recent;
+  uint64_t sent;
+  uint64_t acked;
+  uint64_t lost;
+  uint64_t retransmits;
+  uint64_t bytes_sent;
+  /* avoid_until: the path is skipped while now < avoid_until. */
+  srd_tstamp avoid_until;
+  /* loss_streak counts losses since the path's last acknowledgement. */
+  uint32_t loss_streak;
+  /* hot: recent delay is above base RTT + target (counted in n_hot). */
+  int hot;
+  /* RACK state: the latest (send time, packet number) among acknowledged
+     packets, and the RTT of that packet. */
+  srd_tstamp rack_xmit_ts;
+  uint32_t rack_seq;
+  srd_duration rack_rtt;
+  int rack_valid;
+  /* reo_mult scales the reordering window; it grows on spurious losses. */
+  uint32_t reo_mult;
+  /* reo_quiet counts losses since reo_mult last changed; at 16 it
+     shrinks a step. */
+  uint32_t reo_quiet;
+} srd_pathinfo;
+
+typedef struct srd_pathset {
+  srd_pathinfo p[SRD_MAX_PATHS];
+  uint32_t n;
+  /* cursor is the next path for data in round-robin order; ctl_cursor the
+     next for acknowledgements and control packets. */
+  uint32_t cursor;
+  uint32_t ctl_cursor;
+  /* steering enables avoidance; 0 is blind round-robin spraying. */
+  int steering;
+  /* n_hot counts hot paths; n_sampled paths with at least one sample. */
+  uint32_t n_hot;
+  uint32_t n_sampled;
+} srd_pathset;
+
+/* srd_pathset_init sets up |n| paths (1..SRD_MAX_PATHS) with the cursor at
+   a random path drawn from |pcg|. */
+void srd_pathset_init(srd_pathset *ps, uint32_t n, int steering, srd_pcg *pcg);
+
+/* srd_pathset_pick returns the path for the next packet at |now|, never
+   |exclude| when another path exists (pass UINT32_MAX for none), and
+   advances the round-robin |cursor| (&ps->cursor or &ps->ctl_cursor). */
+uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
+                          uint32_t exclude);
+
+/* srd_pathset_on_sample folds an RTT |sample| for path |i| and updates
+   its hot and avoided state.  |base| is the peer's base RTT, |target| the
+   queueing delay target, |avg| the peer's smoothed RTT over all paths.
+   Returns nonzero if the path became avoided. */
+int srd_pathset_on_sample(srd_pathset *ps, uint32_t i, srd_duration sample,
+                          srd_duration base, srd_duration target,
+                          srd_duration avg, srd_tstamp now);
+
+/* srd_pathset_on_ack records acknowledged packet |seq| sent at |tx_ts| on
+   path |i| with RTT |rtt| (RACK state; ends a loss streak). */
+void srd_pathset_on_ack(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
+                        uint32_t seq, srd_duration rtt);
+
+/* srd_pathset_rack_older returns nonzero if a packet sent at |tx_ts| as
+   |seq| on path |i| was sent before the newest acknowledged one there. */
+static inline int srd_pathset_rack_older(const srd_pathset *ps, uint32_t i,
+                                         srd_tstamp tx_ts, uint32_t seq) {
+  const srd_pathinfo *p = &ps->p[i];
+  return p->rack_valid &&
+         (tx_ts < p->rack_xmit_ts ||
+          (tx_ts == p->rack_xmit_ts && (int32_t)(seq - p->rack_seq) < 0));
+}
+
+/* srd_pathset_on_loss records a loss on path |i| and, with steering,
+   avoids it for |base| << min(streak - 1, 6).  Returns the time until
+   which it is avoided (0 without steering). */
+srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp now,
+                               srd_duration base);
+
+/* srd_pathset_on_spurious widens path |i|'s reordering window after a
+   packet declared lost was acknowledged (RFC 8985 6.2.3). */
+void srd_pathset_on_spurious(srd_pathset *ps, uint32_t i);
+
+/* srd_pathset_reo_wnd returns path |i|'s reordering window: min_rtt/4
+   times reo_mult, at most its srtt (at least |floor|). */
+srd_duration srd_pathset_reo_wnd(const srd_pathset *ps, uint32_t i,
+                                 srd_duration floor);
+
+/* srd_pathset_avoided counts paths avoided at |now|. */
+uint32_t srd_pathset_avoided(const srd_pathset *ps, srd_tstamp now);
+
+/* srd_pathset_congested returns nonzero if most sampled paths are hot: the
+   congestion is connection-wide (incast), not one bad path. */
+static inline int srd_pathset_congested(const srd_pathset *ps) {
+  return ps->n_sampled > 0 && 2 * ps->n_hot > ps->n_sampled;
+}
+
+#endif /* SRD_PATHSET_H */

@@ -1,0 +1,419 @@
+/*
+ * srd_pkt.c: wire format encode and decode.
+ *
+ * The decoder is the first thing a hostile or broken datagram meets, so it
+ * checks every field, every length and every reserved bit, and says why it
+ * refused.  The fuzz target test/fuzz/fuzz_pkt.c holds it to that.
+ */
+#include "srd_pkt.h"
+
+#include <string.h>
+
+#include "srd_macro.h"
+
+static inline void put16(uint8_t *p, uint16_t v) {
+  p[0] = (uint8_t)(v >> 8);
+  p[1] = (uint8_t)v;
+}
+
+static inline void put32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 24);
+  p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8);
+  p[3] = (uint8_t)v;
+}
+
+static inline void put64(uint8_t *p, uint64_t v) {
+  put32(p, (uint32_t)(v >> 32));
+  put32(p + 4, (uint32_t)v);
+}
+
+static inline uint16_t get16(const uint8_t *p) {
+  return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
+}
+
+static inline uint32_t get32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         p[3];
+}
+
+static inline uint64_t get64(const uint8_t *p) {
+  return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+static void put_common(uint8_t *p, const srd_pkt_common *c, uint8_t type,
+                       uint16_t flags) {
+  p[0] = SRD_PROTO_VERSION;
+  p[1] = type;
+  put16(p + 2, flags);
+  put32(p + 4, c->src_conn);
+  put32(p + 8, c->dst_conn);
+  put16(p + 12, c->path);
+  put16(p + 14, 0);
+}
+
+srd_ssize srd_pkt_encode_data(uint8_t *buf, size_t cap, const srd_pkt_common *c,
+                              const srd_pkt_data *d) {
+  size_t n = srd_pkt_data_hdrlen(c->flags);
+
+  if (cap < n) {
+    return SRD_ERR_NOBUF;
+  }
+  put_common(buf, c, SRD_PKT_DATA, c->flags);
+  put32(buf + 16, d->seq);
+  put32(buf + 20, d->msg_id);
+  put32(buf + 24, d->msg_floor);
+  put32(buf + 28, d->msg_len);
+  put32(buf + 32, d->offset);
+  put16(buf + 36, d->payload_len);
+  buf[38] = d->tx_count;
+  buf[39] = 0;
+  put64(buf + 40, d->tx_ts);
+  if (c->flags & SRD_DATA_FLAG_HS_ECHO) {
+    put64(buf + 48, d->hs_echo);
+  }
+  return (srd_ssize)n;
+}
+
+srd_ssize srd_pkt_encode_ack(uint8_t *buf, size_t cap, const srd_pkt_common *c,
+                             const srd_pkt_ack *a) {
+  size_t n = srd_pkt_ack_len(a);
+  uint8_t *p;
+  size_t i;
+
+  if (a->n_ranges > SRD_ACK_MAX_RANGES || a->n_echo > SRD_ACK_MAX_ECHO ||
+      a->n_nack > SRD_ACK_MAX_NACK) {
+    return SRD_ERR_INVALID_ARGUMENT;
+  }
+  if (cap < n) {
+    return SRD_ERR_NOBUF;
+  }
+  put_common(buf, c, SRD_PKT_ACK, 0);
+  put32(buf + 16, a->largest);
+  put16(buf + 20, a->first_range);
+  buf[22] = a->n_ranges;
+  buf[23] = a->n_echo;
+  buf[24] = a->n_nack;
+  buf[25] = buf[26] = buf[27] = 0;
+  p = buf + SRD_PKT_ACK_HDR_LEN;
+  for (i = 0; i < a->n_ranges; ++i, p += SRD_PKT_ACK_RANGE_LEN) {
+    put16(p, a->ranges[i].gap);
+    put16(p + 2, a->ranges[i].len);
+  }
+  for (i = 0; i < a->n_echo; ++i, p += SRD_PKT_ACK_ECHO_LEN) {
+    put64(p, a->echo[i].tx_ts);
+    put32(p + 8, a->echo[i].hold_ns);
+    put16(p + 12, a->echo[i].path);
+    put16(p + 14, 0);
+  }
+  for (i = 0; i < a->n_nack; ++i, p += SRD_PKT_ACK_NACK_LEN) {
+    put32(p, a->nack[i].seq);
+    put32(p + 4, a->nack[i].msg_id);
+    p[8] = a->nack[i].reason;
+    p[9] = p[10] = p[11] = 0;
+  }
+  return (srd_ssize)n;
+}
+
+srd_ssize srd_pkt_encode_hs(uint8_t *buf, size_t cap, uint8_t type,
+                            const srd_pkt_common *c, const srd_pkt_hs *hs) {
+  size_t n;
+
+  switch (type) {
+  case SRD_PKT_HS_REQ:
+    n = SRD_PKT_HS_REQ_LEN;
+    break;
+  case SRD_PKT_HS_RESP:
+    n = SRD_PKT_HS_RESP_LEN;
+    break;
+  case SRD_PKT_HS_CONFIRM:
+    n = SRD_PKT_HS_CONFIRM_LEN;
+    break;
+  default:
+    return SRD_ERR_INVALID_ARGUMENT;
+  }
+  if (cap < n) {
+    return SRD_ERR_NOBUF;
+  }
+  put_common(buf, c, type, 0);
+  switch (type) {
+  case SRD_PKT_HS_REQ:
+    put64(buf + 16, hs->nonce);
+    put32(buf + 24, hs->mtu);
+    put32(buf + 28, hs->max_msg_size);
+    put32(buf + 32, hs->msg_window);
+    put32(buf + 36, 0);
+    break;
+  case SRD_PKT_HS_RESP:
+    put64(buf + 16, hs->echo);
+    put64(buf + 24, hs->nonce);
+    put32(buf + 32, hs->mtu);
+    put32(buf + 36, hs->max_msg_size);
+    put32(buf + 40, hs->msg_window);
+    put32(buf + 44, 0);
+    break;
+  default:
+    put64(buf + 16, hs->echo);
+    break;
+  }
+  return (srd_ssize)n;
+}
+
+srd_ssize srd_pkt_encode_sync(uint8_t *buf, size_t cap, const srd_pkt_common *c,
+                              const srd_pkt_sync *s) {
+  if (cap < SRD_PKT_SYNC_LEN) {
+    return SRD_ERR_NOBUF;
+  }
+  put_common(buf, c, SRD_PKT_SYNC, 0);
+  put32(buf + 16, s->msg_floor);
+  put32(buf + 20, 0);
+  return SRD_PKT_SYNC_LEN;
+}
+
+static int refuse(srd_drop_reason *why, srd_drop_reason r) {
+  *why = r;
+  return SRD_ERR_PROTO;
+}
+
+/* exact checks that a fixed-size packet is exactly |n| bytes. */
+static int exact(size_t len, size_t total, size_t n, srd_drop_reason *why) {
+  if (len < n || total < n) {
+    return refuse(why, SRD_DROP_TRUNCATED);
+  }
+  if (total != n) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  return 0;
+}
+
+static int hs_params_ok(const srd_pkt_hs *hs) {
+  return hs->nonce != 0 && hs->mtu >= SRD_PKT_MIN_MTU &&
+         hs->mtu <= SRD_PKT_MAX_MTU && hs->max_msg_size >= 1 &&
+         hs->max_msg_size <= SRD_PKT_MAX_MSG_SIZE &&
+         srd_is_pow2(hs->msg_window) &&
+         hs->msg_window <= SRD_PKT_MAX_MSG_WINDOW;
+}
+
+static int decode_data(srd_pkt *pkt, const uint8_t *buf, size_t len,
+                       size_t total, srd_drop_reason *why) {
+  srd_pkt_data *d = &pkt->u.data;
+  size_t hdrlen;
+
+  if (pkt->c.flags & ~SRD_DATA_FLAG_HS_ECHO) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  hdrlen = srd_pkt_data_hdrlen(pkt->c.flags);
+  if (len < hdrlen) {
+    return refuse(why, SRD_DROP_TRUNCATED);
+  }
+  d->seq = get32(buf + 16);
+  d->msg_id = get32(buf + 20);
+  d->msg_floor = get32(buf + 24);
+  d->msg_len = get32(buf + 28);
+  d->offset = get32(buf + 32);
+  d->payload_len = get16(buf + 36);
+  d->tx_count = buf[38];
+  d->tx_ts = get64(buf + 40);
+  d->hs_echo = (pkt->c.flags & SRD_DATA_FLAG_HS_ECHO) ? get64(buf + 48) : 0;
+  if (buf[39] != 0 || d->tx_count == 0 || pkt->c.dst_conn == 0) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  if ((pkt->c.flags & SRD_DATA_FLAG_HS_ECHO) && d->hs_echo == 0) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  if (total < hdrlen + d->payload_len) {
+    return refuse(why, SRD_DROP_TRUNCATED);
+  }
+  if (total != hdrlen + d->payload_len) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  /* A fragment lies inside its message; only an empty message has an
+     empty fragment; the message id floor is never ahead of the id. */
+  if (d->msg_len > SRD_PKT_MAX_MSG_SIZE || d->payload_len > SRD_PKT_MAX_MTU ||
+      d->offset > d->msg_len || d->payload_len > d->msg_len - d->offset ||
+      (d->payload_len == 0) != (d->msg_len == 0) ||
+      srd_seq_gt(d->msg_floor, d->msg_id)) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  pkt->hdrlen = hdrlen;
+  return 0;
+}
+
+static int decode_ack(srd_pkt *pkt, const uint8_t *buf, size_t len,
+                      size_t total, srd_drop_reason *why) {
+  srd_pkt_ack *a = &pkt->u.ack;
+  const uint8_t *p;
+  size_t n, i;
+
+  if (pkt->c.flags != 0 || pkt->c.dst_conn == 0) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  if (len < SRD_PKT_ACK_HDR_LEN) {
+    return refuse(why, SRD_DROP_TRUNCATED);
+  }
+  a->largest = get32(buf + 16);
+  a->first_range = get16(buf + 20);
+  a->n_ranges = buf[22];
+  a->n_echo = buf[23];
+  a->n_nack = buf[24];
+  if (buf[25] || buf[26] || buf[27] || a->n_ranges > SRD_ACK_MAX_RANGES ||
+      a->n_echo > SRD_ACK_MAX_ECHO || a->n_nack > SRD_ACK_MAX_NACK) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  n = srd_pkt_ack_len(a);
+  if (exact(len, total, n, why) != 0) {
+    return SRD_ERR_PROTO;
+  }
+  p = buf + SRD_PKT_ACK_HDR_LEN;
+  for (i = 0; i < a->n_ranges; ++i, p += SRD_PKT_ACK_RANGE_LEN) {
+    a->ranges[i].gap = get16(p);
+    a->ranges[i].len = get16(p + 2);
+    if (a->ranges[i].gap == 0 || a->ranges[i].len == 0) {
+      return refuse(why, SRD_DROP_BAD_FIELD);
+    }
+  }
+  for (i = 0; i < a->n_echo; ++i, p += SRD_PKT_ACK_ECHO_LEN) {
+    a->echo[i].tx_ts = get64(p);
+    a->echo[i].hold_ns = get32(p + 8);
+    a->echo[i].path = get16(p + 12);
+    if (a->echo[i].path >= SRD_MAX_PATHS || get16(p + 14) != 0) {
+      return refuse(why, SRD_DROP_BAD_FIELD);
+    }
+  }
+  for (i = 0; i < a->n_nack; ++i, p += SRD_PKT_ACK_NACK_LEN) {
+    a->nack[i].seq = get32(p);
+    a->nack[i].msg_id = get32(p + 4);
+    a->nack[i].reason = p[8];
+    if ((p[8] != SRD_NACK_RNR && p[8] != SRD_NACK_TRUNCATED) || p[9] || p[10] ||
+        p[11]) {
+      return refuse(why, SRD_DROP_BAD_FIELD);
+    }
+  }
+  pkt->hdrlen = n;
+  return 0;
+}
+
+static int decode_hs(srd_pkt *pkt, const uint8_t *buf, size_t len, size_t total,
+                     srd_drop_reason *why) {
+  srd_pkt_hs *hs = &pkt->u.hs;
+  size_t n;
+
+  memset(hs, 0, sizeof(*hs));
+  if (pkt->c.flags != 0) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  switch (pkt->c.type) {
+  case SRD_PKT_HS_REQ:
+    n = SRD_PKT_HS_REQ_LEN;
+    if (exact(len, total, n, why) != 0) {
+      return SRD_ERR_PROTO;
+    }
+    hs->nonce = get64(buf + 16);
+    hs->mtu = get32(buf + 24);
+    hs->max_msg_size = get32(buf + 28);
+    hs->msg_window = get32(buf + 32);
+    if (get32(buf + 36) != 0 || !hs_params_ok(hs)) {
+      return refuse(why, SRD_DROP_BAD_FIELD);
+    }
+    break;
+  case SRD_PKT_HS_RESP:
+    n = SRD_PKT_HS_RESP_LEN;
+    if (exact(len, total, n, why) != 0) {
+      return SRD_ERR_PROTO;
+    }
+    hs->echo = get64(buf + 16);
+    hs->nonce = get64(buf + 24);
+    hs->mtu = get32(buf + 32);
+    hs->max_msg_size = get32(buf + 36);
+    hs->msg_window = get32(buf + 40);
+    if (get32(buf + 44) != 0 || hs->echo == 0 || pkt->c.dst_conn == 0 ||
+        !hs_params_ok(hs)) {
+      return refuse(why, SRD_DROP_BAD_FIELD);
+    }
+    break;
+  default: /* SRD_PKT_HS_CONFIRM */
+    n = SRD_PKT_HS_CONFIRM_LEN;
+    if (exact(len, total, n, why) != 0) {
+      return SRD_ERR_PROTO;
+    }
+    hs->echo = get64(buf + 16);
+    if (hs->echo == 0 || pkt->c.dst_conn == 0) {
+      return refuse(why, SRD_DROP_BAD_FIELD);
+    }
+    break;
+  }
+  pkt->hdrlen = n;
+  return 0;
+}
+
+static int decode_sync(srd_pkt *pkt, const uint8_t *buf, size_t len,
+                       size_t total, srd_drop_reason *why) {
+  if (pkt->c.flags != 0 || pkt->c.dst_conn == 0) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  if (exact(len, total, SRD_PKT_SYNC_LEN, why) != 0) {
+    return SRD_ERR_PROTO;
+  }
+  pkt->u.sync.msg_floor = get32(buf + 16);
+  if (get32(buf + 20) != 0) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  pkt->hdrlen = SRD_PKT_SYNC_LEN;
+  return 0;
+}
+
+int srd_pkt_decode(srd_pkt *pkt, const uint8_t *buf, size_t len, size_t total,
+                   srd_drop_reason *why) {
+  if (len < SRD_PKT_COMMON_LEN || total < len) {
+    return refuse(why, SRD_DROP_TRUNCATED);
+  }
+  pkt->c.version = buf[0];
+  pkt->c.type = buf[1];
+  pkt->c.flags = get16(buf + 2);
+  pkt->c.src_conn = get32(buf + 4);
+  pkt->c.dst_conn = get32(buf + 8);
+  pkt->c.path = get16(buf + 12);
+  if (pkt->c.version != SRD_PROTO_VERSION) {
+    return refuse(why, SRD_DROP_BAD_VERSION);
+  }
+  if (pkt->c.type == 0 || pkt->c.type > SRD_PKT_TYPE_MAX) {
+    return refuse(why, SRD_DROP_BAD_TYPE);
+  }
+  if (pkt->c.src_conn == 0 || pkt->c.path >= SRD_MAX_PATHS ||
+      get16(buf + 14) != 0) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  switch (pkt->c.type) {
+  case SRD_PKT_DATA:
+    return decode_data(pkt, buf, len, total, why);
+  case SRD_PKT_ACK:
+    return decode_ack(pkt, buf, len, total, why);
+  case SRD_PKT_HS_REQ:
+  case SRD_PKT_HS_RESP:
+  case SRD_PKT_HS_CONFIRM:
+    return decode_hs(pkt, buf, len, total, why);
+  case SRD_PKT_SYNC:
+    return decode_sync(pkt, buf, len, total, why);
+  default:
+    srd_unreachable();
+  }
+}
+
+const char *srd_pkt_type_name(uint8_t type) {
+  switch (type) {
+  case SRD_PKT_DATA:
+    return "data";
+  case SRD_PKT_ACK:
+    return "ack";
+  case SRD_PKT_HS_REQ:
+    return "hs_req";
+  case SRD_PKT_HS_RESP:
+    return "hs_resp";
+  case SRD_PKT_HS_CONFIRM:
+    return "hs_confirm";
+  case SRD_PKT_SYNC:
+    return "sync";
+  default:
+    return "unknown";
+  }
+}

@@ -1,0 +1,187 @@
+/*
+ * srd_pkt.h: the wire format, encode and decode.  Pure functions with no
+ * endpoint state; docs/protocol.md documents every field.
+ *
+ * All integers are big-endian (network order).  Every packet starts with
+ * the 16-byte common header:
+ *
+ *   0  u8  version      SRD_PROTO_VERSION
+ *   1  u8  type         SRD_PKT_*
+ *   2  u16 flags        per type; unknown bits are rejected
+ *   4  u32 src_conn     sender's incarnation id (never 0)
+ *   8  u32 dst_conn     receiver's incarnation id, 0 in a first HS_REQ
+ *   12 u16 path         entropy index the sender used, < SRD_MAX_PATHS
+ *   14 u16 reserved     0
+ */
+#ifndef SRD_PKT_H
+#define SRD_PKT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <srd/srd.h>
+
+/* Packet types. */
+#define SRD_PKT_DATA 1
+#define SRD_PKT_ACK 2
+#define SRD_PKT_HS_REQ 3
+#define SRD_PKT_HS_RESP 4
+#define SRD_PKT_HS_CONFIRM 5
+#define SRD_PKT_SYNC 6
+#define SRD_PKT_TYPE_MAX 6
+
+/* SRD_DATA_FLAG_HS_ECHO: the data header carries the 8-byte handshake
+   cookie of the receiver, proving the sender's incarnation is live. */
+#define SRD_DATA_FLAG_HS_ECHO 0x0001u
+
+/* NACK reasons in an ACK packet. */
+#define SRD_NACK_RNR 1       /* no receive buffer: back off, retry */
+#define SRD_NACK_TRUNCATED 2 /* receive buffer too small: fail the send */
+
+#define SRD_PKT_COMMON_LEN 16
+#define SRD_PKT_DATA_HDR_LEN 48
+#define SRD_PKT_DATA_ECHO_LEN 8
+#define SRD_PKT_ACK_HDR_LEN 28
+#define SRD_PKT_ACK_RANGE_LEN 4
+#define SRD_PKT_ACK_ECHO_LEN 16
+#define SRD_PKT_ACK_NACK_LEN 12
+#define SRD_PKT_HS_REQ_LEN 40
+#define SRD_PKT_HS_RESP_LEN 48
+#define SRD_PKT_HS_CONFIRM_LEN 24
+#define SRD_PKT_SYNC_LEN 24
+
+/* Bounds on the arrays of one ACK. */
+#define SRD_ACK_MAX_RANGES 32
+#define SRD_ACK_MAX_ECHO 16
+#define SRD_ACK_MAX_NACK 8
+#define SRD_PKT_ACK_MAX_LEN                                                    \
+  (SRD_PKT_ACK_HDR_LEN + SRD_ACK_MAX_RANGES * SRD_PKT_ACK_RANGE_LEN +          \
+   SRD_ACK_MAX_ECHO * SRD_PKT_ACK_ECHO_LEN +                                   \
+   SRD_ACK_MAX_NACK * SRD_PKT_ACK_NACK_LEN)
+
+/* Limits every decoder enforces, whatever the endpoint's settings. */
+#define SRD_PKT_MIN_MTU 256
+#define SRD_PKT_MAX_MTU 65000
+#define SRD_PKT_MAX_MSG_SIZE (1u << 30)
+#define SRD_PKT_MAX_MSG_WINDOW 65536
+
+typedef struct srd_pkt_common {
+  uint8_t version;
+  uint8_t type;
+  uint16_t flags;
+  uint32_t src_conn;
+  uint32_t dst_conn;
+  uint16_t path;
+} srd_pkt_common;
+
+/* srd_pkt_data is a DATA header: one fragment of one message. */
+typedef struct srd_pkt_data {
+  uint32_t seq;         /* packet number, new for every transmission */
+  uint32_t msg_id;      /* per-peer message sequence number */
+  uint32_t msg_floor;   /* every message id below is finished at sender */
+  uint32_t msg_len;     /* total message length */
+  uint32_t offset;      /* offset of this fragment in the message */
+  uint16_t payload_len; /* bytes of payload after the header */
+  uint8_t tx_count;     /* 1 for the first transmission of the fragment */
+  uint64_t tx_ts;       /* sender's clock when sent, echoed in the ACK */
+  uint64_t hs_echo;     /* with SRD_DATA_FLAG_HS_ECHO: the cookie */
+} srd_pkt_data;
+
+/* srd_pkt_ack_range: below the previous range, |gap| packets are missing
+   and then |len| packets were received. */
+typedef struct srd_pkt_ack_range {
+  uint16_t gap;
+  uint16_t len;
+} srd_pkt_ack_range;
+
+/* srd_pkt_echo returns one data packet's timestamp. */
+typedef struct srd_pkt_echo {
+  uint64_t tx_ts;   /* the data packet's tx_ts */
+  uint32_t hold_ns; /* how long the receiver held it before this ACK */
+  uint16_t path;    /* the data packet's path */
+} srd_pkt_echo;
+
+/* srd_pkt_nack rejects one data packet. */
+typedef struct srd_pkt_nack {
+  uint32_t seq;
+  uint32_t msg_id;
+  uint8_t reason; /* SRD_NACK_* */
+} srd_pkt_nack;
+
+/* srd_pkt_ack is an ACK: packets |largest| - |first_range| .. |largest|
+   were received, then the ranges below, QUIC style (RFC 9000 19.3). */
+typedef struct srd_pkt_ack {
+  uint32_t largest;
+  uint16_t first_range;
+  uint8_t n_ranges;
+  uint8_t n_echo;
+  uint8_t n_nack;
+  srd_pkt_ack_range ranges[SRD_ACK_MAX_RANGES];
+  srd_pkt_echo echo[SRD_ACK_MAX_ECHO];
+  srd_pkt_nack nack[SRD_ACK_MAX_NACK];
+} srd_pkt_ack;
+
+/* srd_pkt_hs is a handshake packet (HS_REQ, HS_RESP or HS_CONFIRM). */
+typedef struct srd_pkt_hs {
+  uint64_t nonce;        /* REQ, RESP: fresh random value to be echoed */
+  uint64_t echo;         /* RESP, CONFIRM: the nonce being answered */
+  uint32_t mtu;          /* REQ, RESP: sender's payload bytes per packet */
+  uint32_t max_msg_size; /* REQ, RESP */
+  uint32_t msg_window;   /* REQ, RESP: messages in flight it accepts */
+} srd_pkt_hs;
+
+/* srd_pkt_sync tells the receiver the sender's message floor. */
+typedef struct srd_pkt_sync {
+  uint32_t msg_floor;
+} srd_pkt_sync;
+
+/* srd_pkt is a decoded packet. */
+typedef struct srd_pkt {
+  srd_pkt_common c;
+  union {
+    srd_pkt_data data;
+    srd_pkt_ack ack;
+    srd_pkt_hs hs;
+    srd_pkt_sync sync;
+  } u;
+  /* hdrlen is the length of the header (everything but the payload). */
+  size_t hdrlen;
+} srd_pkt;
+
+/* srd_pkt_decode decodes the packet in |buf| (|len| bytes, of which the
+   header) whose total length, payload included, is |total|; |total| >=
+   |len|, equal for a contiguous packet.  Every field is checked.
+
+   Returns 0, or SRD_ERR_PROTO with *why set to the drop reason. */
+int srd_pkt_decode(srd_pkt *pkt, const uint8_t *buf, size_t len, size_t total,
+                   srd_drop_reason *why);
+
+/* The encoders write a packet header into |buf| (|cap| bytes) and return
+   its length, or SRD_ERR_NOBUF.  c->flags is written as given for DATA and
+   as 0 for the others; srd_pkt_encode_hs takes the handshake |type|. */
+srd_ssize srd_pkt_encode_data(uint8_t *buf, size_t cap, const srd_pkt_common *c,
+                              const srd_pkt_data *d);
+srd_ssize srd_pkt_encode_ack(uint8_t *buf, size_t cap, const srd_pkt_common *c,
+                             const srd_pkt_ack *a);
+srd_ssize srd_pkt_encode_hs(uint8_t *buf, size_t cap, uint8_t type,
+                            const srd_pkt_common *c, const srd_pkt_hs *hs);
+srd_ssize srd_pkt_encode_sync(uint8_t *buf, size_t cap, const srd_pkt_common *c,
+                              const srd_pkt_sync *s);
+
+/* srd_pkt_data_hdrlen returns the DATA header length for |flags|. */
+static inline size_t srd_pkt_data_hdrlen(uint16_t flags) {
+  return SRD_PKT_DATA_HDR_LEN +
+         ((flags & SRD_DATA_FLAG_HS_ECHO) ? SRD_PKT_DATA_ECHO_LEN : 0);
+}
+
+/* srd_pkt_ack_len returns the encoded length of |a|. */
+static inline size_t srd_pkt_ack_len(const srd_pkt_ack *a) {
+  return SRD_PKT_ACK_HDR_LEN + (size_t)a->n_ranges * SRD_PKT_ACK_RANGE_LEN +
+         (size_t)a->n_echo * SRD_PKT_ACK_ECHO_LEN +
+         (size_t)a->n_nack * SRD_PKT_ACK_NACK_LEN;
+}
+
+/* srd_pkt_type_name returns "data", "ack", ... or "unknown". */
+const char *srd_pkt_type_name(uint8_t type);
+
+#endif /* SRD_PKT_H */

@@ -1,0 +1,826 @@
+/*
+ * srd_tx.c: the sending side of a peer.  What to write next (handshake,
+ * acknowledgements, data), acknowledgements coming back, loss detection
+ * (per-path RACK and the retransmission timeout), retries, RNR backoff and
+ * the end of every message (exactly one completion each).
+ */
+#include "srd_ep.h"
+
+#include <assert.h>
+#include <string.h>
+
+/* Packets with this lost_path were not lost (an RNR): no path to avoid. */
+#define NO_PATH 0xFFFFu
+
+static inline uint32_t msg_mask(const srd_ep *ep) {
+  return ep->settings.msg_window - 1;
+}
+
+static inline int established(const srd_peer *p) {
+  return p->state == SRD_PEER_STATE_ESTABLISHED;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Message ends                                                             */
+
+/* finish takes an ACTIVE message out of the peer's window and moves the
+   message floor past every finished id. */
+static void finish(srd_ep *ep, srd_peer *p, srd_send *s) {
+  p->tx_msgs[s->msg_id & msg_mask(ep)] = 0;
+  while (p->msg_floor != p->next_msg_id &&
+         p->tx_msgs[p->msg_floor & msg_mask(ep)] == 0) {
+    ++p->msg_floor;
+  }
+}
+
+static void complete(srd_ep *ep, srd_peer *p, srd_send *s, int status,
+                     srd_tstamp now) {
+  uint32_t slot = (uint32_t)(s - ep->sends);
+
+  ++p->msgs_sent;
+  srd_ep_cq_push(ep, SRD_OP_SEND, slot, status, p->id,
+                 s->state == SRD_SEND_ACTIVE ? s->msg_id : 0, (void *)s->buf,
+                 s->len, s->user_ctx, now);
+}
+
+void srd_tx_msg_fail(srd_ep *ep, srd_peer *p, srd_send *s, int err,
+                     srd_tstamp now) {
+  srd_ep_sq_remove(ep, p, s);
+  srd_ep_log(ep, now, SRD_LOG_MSG_FAILED, p->id, -1,
+             s->state == SRD_SEND_ACTIVE ? s->msg_id : 0, (uint64_t)-err);
+  if (s->state == SRD_SEND_ACTIVE) {
+    finish(ep, p, s);
+    /* The receiver may hold part of it: tell it the floor moved. */
+    if (established(p)) {
+      p->want_sync = 1;
+    }
+  }
+  complete(ep, p, s, err, now);
+}
+
+void srd_tx_fail_all(srd_ep *ep, srd_peer *p, int err, int pending_too,
+                     srd_tstamp now) {
+  uint32_t i;
+
+  /* ACTIVE messages first, so that the completions keep message order. */
+  for (i = 0; i < ep->settings.msg_window; ++i) {
+    uint32_t id = p->msg_floor + i;
+    uint32_t ref = p->tx_msgs[id & msg_mask(ep)];
+    if (ref) {
+      srd_tx_msg_fail(ep, p, &ep->sends[ref - 1], err, now);
+    }
+  }
+  if (pending_too) {
+    while (p->sq_head != SRD_NIL) {
+      srd_tx_msg_fail(ep, p, &ep->sends[p->sq_head], err, now);
+    }
+  }
+  p->retx_head = p->retx_len = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Losses                                                                   */
+
+static void retx_push(srd_ep *ep, srd_peer *p, const srd_rtb_ent *e,
+                      uint16_t lost_path) {
+  srd_retx *r;
+
+  /* Every queued fragment left flight without being resent, and no new
+     data goes out while the queue is not empty, so the queue never holds
+     more than the ring's size. */
+  assert(p->retx_len < ep->settings.pkt_window);
+  r = &p->retx[(p->retx_head + p->retx_len) & (ep->settings.pkt_window - 1)];
+  ++p->retx_len;
+  r->slot = e->slot;
+  r->msg_id = e->msg_id;
+  r->frag = e->frag;
+  r->lost_path = lost_path;
+  r->tx_count = e->tx_count;
+}
+
+/* live_send returns the message of |e| if it is still in flight. */
+static srd_send *live_send(srd_ep *ep, const srd_peer *p, uint32_t slot,
+                           uint32_t msg_id) {
+  srd_send *s = &ep->sends[slot];
+
+  return s->state == SRD_SEND_ACTIVE && s->msg_id == msg_id && s->peer == p->id
+             ? s
+             : NULL;
+}
+
+/* declare_lost handles a packet found lost: the path is penalised and the
+   fragment queued to be resent on another path, or its message fails when
+   the fragment has used up its retries. */
+static void declare_lost(srd_ep *ep, srd_peer *p, srd_rtb_ent *e, int timeout,
+                         srd_tstamp now) {
+  srd_send *s;
+  srd_duration base;
+  srd_tstamp until;
+
+  srd_rtb_leave_flight(&p->rtb, e, SRD_RTB_LOST);
+  if (timeout) {
+    ++ep->stats.losses_rto;
+    base = srd_ep_rto(ep, p);
+  } else {
+    ++ep->stats.losses_rack;
+    base = 2 * (p->rtt.srtt ? p->rtt.srtt : ep->settings.rto_min);
+  }
+  srd_ep_log(ep, now, SRD_LOG_LOSS, p->id, e->path, e->seq, timeout != 0);
+  until = srd_pathset_on_loss(&p->paths, e->path, now, base);
+  if (until > now) {
+    srd_ep_log(ep, now, SRD_LOG_PATH_AVOID, p->id, e->path, until,
+               timeout ? SRD_AVOID_TIMEOUT : SRD_AVOID_LOSS);
+  }
+  s = live_send(ep, p, e->slot, e->msg_id);
+  if (s == NULL || srd_bit_test(s->acked, e->frag)) {
+    return;
+  }
+  if (e->tx_count > ep->settings.max_retries) {
+    srd_tx_msg_fail(ep, p, s, SRD_ERR_PEER_UNRESPONSIVE, now);
+    return;
+  }
+  retx_push(ep, p, e, e->path);
+}
+
+static int congested(const srd_peer *p) {
+  return p->ps.n_paths == 1 || srd_pathset_congested(&p->paths);
+}
+
+/* loss_deadline returns when INFLIGHT packet |e| counts as lost, or
+   SRD_TSTAMP_NONE while there is no evidence against it.  Time-based, as
+   RACK (RFC 8985), with evidence of two strengths:
+   - a packet sent after it on the same path was acknowledged: paths are
+     FIFO, so it is lost once that path's RTT plus a small reordering
+     window has passed;
+   - a packet sent after it on another path was acknowledged: reordering
+     across paths is normal, so it is lost only once its own path's
+     smoothed RTT plus four deviations (or the reordering window, if wider)
+     has passed.  With many paths and few packets in flight a path rarely
+     carries two packets at once, and this is what finds most losses. */
+static srd_tstamp loss_deadline(const srd_peer *p, const srd_rtb_ent *e) {
+  const srd_pathset *ps = &p->paths;
+  const srd_pathinfo *pi = &ps->p[e->path];
+  srd_duration reo = srd_pathset_reo_wnd(ps, e->path, SRD_US), srtt, var;
+
+  if (srd_pathset_rack_older(ps, e->path, e->tx_ts, e->seq)) {
+    return e->tx_ts + pi->rack_rtt + reo;
+  }
+  if (pi->rtt.samples > 0) {
+    srtt = pi->rtt.srtt;
+    var = pi->rtt.rttvar;
+  } else {
+    srtt = p->rtt.srtt;
+    var = p->rtt.rttvar;
+  }
+  return e->tx_ts + srtt + srd_max(4 * var, reo);
+}
+
+/* peer_older says whether |e| was sent before the newest acknowledged
+   packet of the peer. */
+static int peer_older(const srd_peer *p, const srd_rtb_ent *e) {
+  return p->rack_max_valid &&
+         (e->tx_ts < p->rack_max_xmit || (e->tx_ts == p->rack_max_xmit &&
+                                          srd_seq_lt(e->seq, p->rack_max_seq)));
+}
+
+/* detect_losses declares lost every packet whose loss deadline passed and
+   arms loss_time for the next one. */
+static void detect_losses(srd_ep *ep, srd_peer *p, srd_tstamp now) {
+  srd_rtb *rtb = &p->rtb;
+  uint32_t s;
+  int lost = 0;
+
+  p->loss_time = SRD_TSTAMP_NONE;
+  if (p->rtt.samples == 0) {
+    return;
+  }
+  for (s = rtb->head; s != rtb->next; ++s) {
+    srd_rtb_ent *e = &rtb->ents[s & rtb->mask];
+    srd_tstamp deadline;
+
+    if (e->state != SRD_RTB_INFLIGHT) {
+      continue;
+    }
+    if (!peer_older(p, e)) {
+      break; /* nothing sent later has been acknowledged */
+    }
+    deadline = loss_deadline(p, e);
+    if (now >= deadline) {
+      declare_lost(ep, p, e, 0, now);
+      lost = 1;
+    } else if (deadline < p->loss_time) {
+      p->loss_time = deadline;
+    }
+  }
+  if (lost) {
+    p->ccs.inflight = rtb->inflight_bytes;
+    p->cc.ops->on_loss(&p->cc, &p->ccs, congested(p), now);
+    srd_ep_log(ep, now, SRD_LOG_CC, p->id, -1, p->ccs.cwnd, 3);
+  }
+}
+
+static srd_tstamp keep_lost_from(const srd_ep *ep, const srd_peer *p,
+                                 srd_tstamp now) {
+  srd_duration keep = 2 * srd_ep_rto(ep, p);
+  return now > keep ? now - keep : 0;
+}
+
+static void on_rto(srd_ep *ep, srd_peer *p, srd_tstamp now) {
+  srd_rtb *rtb = &p->rtb;
+  srd_duration rto = srd_ep_rto(ep, p);
+  uint32_t s;
+
+  ++ep->stats.rto_fired;
+  srd_ep_log(ep, now, SRD_LOG_RTO, p->id, -1, p->rto_backoff, rto);
+  for (s = rtb->head; s != rtb->next; ++s) {
+    srd_rtb_ent *e = &rtb->ents[s & rtb->mask];
+    if (e->state == SRD_RTB_INFLIGHT && e->tx_ts + rto <= now) {
+      declare_lost(ep, p, e, 1, now);
+    }
+  }
+  ++p->rto_backoff;
+  p->ccs.inflight = rtb->inflight_bytes;
+  p->cc.ops->on_timeout(&p->cc, &p->ccs, p->rto_backoff, congested(p), now);
+  srd_ep_log(ep, now, SRD_LOG_CC, p->id, -1, p->ccs.cwnd, 4);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Acknowledgements                                                         */
+
+static void frag_acked(srd_ep *ep, srd_peer *p, const srd_rtb_ent *e,
+                       srd_tstamp now) {
+  srd_send *s = live_send(ep, p, e->slot, e->msg_id);
+
+  if (s == NULL || srd_bit_test(s->acked, e->frag)) {
+    return;
+  }
+  srd_bit_set(s->acked, e->frag);
+  if (++s->n_acked == s->n_frags) {
+    finish(ep, p, s);
+    complete(ep, p, s, 0, now);
+  }
+}
+
+/* ack_range applies an acknowledgement of packets |lo| .. |hi|. */
+static void ack_range(srd_ep *ep, srd_peer *p, uint32_t lo, uint32_t hi,
+                      uint64_t *bytes, uint32_t *pkts, srd_tstamp now) {
+  srd_rtb *rtb = &p->rtb;
+  uint32_t s;
+
+  /* Only the live part of the ring matters. */
+  if (srd_seq_lt(hi, rtb->head)) {
+    return;
+  }
+  if (srd_seq_lt(lo, rtb->head)) {
+    lo = rtb->head;
+  }
+  for (s = lo;; ++s) {
+    srd_rtb_ent *e = srd_rtb_get(rtb, s);
+    if (e != NULL) {
+      if (e->state == SRD_RTB_INFLIGHT) {
+        srd_rtb_leave_flight(rtb, e, SRD_RTB_ACKED);
+        srd_pathset_on_ack(&p->paths, e->path, e->tx_ts, e->seq,
+                           now - e->tx_ts);
+        if (!peer_older(p, e)) {
+          p->rack_max_xmit = e->tx_ts;
+          p->rack_max_seq = e->seq;
+          p->rack_max_valid = 1;
+        }
+        *bytes += e->bytes;
+        ++*pkts;
+        ++p->pkts_acked;
+        frag_acked(ep, p, e, now);
+      } else if (e->state == SRD_RTB_LOST) {
+        /* Declared lost, but it arrived: reordering, not loss. */
+        e->state = SRD_RTB_ACKED;
+        ++ep->stats.spurious_losses;
+        srd_ep_log(ep, now, SRD_LOG_SPURIOUS, p->id, e->path, e->seq, 0);
+        srd_pathset_on_spurious(&p->paths, e->path);
+        frag_acked(ep, p, e, now);
+      }
+    }
+    if (s == hi) {
+      break;
+    }
+  }
+}
+
+static void on_rnr(srd_ep *ep, srd_peer *p, srd_send *s, srd_rtb_ent *e,
+                   uint32_t msg_id, srd_tstamp now) {
+  ++ep->stats.rnr_received;
+  ++p->rnr_received;
+  if (e != NULL && e->state == SRD_RTB_INFLIGHT && s != NULL) {
+    srd_rtb_leave_flight(&p->rtb, e, SRD_RTB_NACKED);
+    if (!srd_bit_test(s->acked, e->frag)) {
+      retx_push(ep, p, e, NO_PATH);
+    }
+  }
+  if (now >= p->rnr_until) {
+    /* A new backoff epoch: random exponential backoff, as EFA's provider
+       does after an RNR (docs/pkt-processing.md there). */
+    srd_duration b;
+    ++p->rnr_epoch;
+    if (p->rnr_exp < 30) {
+      ++p->rnr_exp;
+    }
+    b = ep->settings.rnr_backoff_min << (p->rnr_exp - 1);
+    if (b > ep->settings.rnr_backoff_max ||
+        (b >> (p->rnr_exp - 1)) != ep->settings.rnr_backoff_min) {
+      b = ep->settings.rnr_backoff_max;
+    }
+    b = b / 2 + (srd_pcg_u64(&ep->pcg) % (b / 2 + 1));
+    p->rnr_until = now + b;
+    srd_ep_log(ep, now, SRD_LOG_RNR_RECV, p->id, -1, msg_id, b);
+  }
+  if (s != NULL && s->rnr_epoch != p->rnr_epoch) {
+    s->rnr_epoch = p->rnr_epoch;
+    if (++s->rnr_count > ep->settings.rnr_retries) {
+      srd_tx_msg_fail(ep, p, s, SRD_ERR_RNR, now);
+    }
+  }
+}
+
+static void on_nack(srd_ep *ep, srd_peer *p, const srd_pkt_nack *n,
+                    srd_tstamp now) {
+  uint32_t ref = p->tx_msgs[n->msg_id & msg_mask(ep)];
+  srd_send *s = ref ? live_send(ep, p, ref - 1, n->msg_id) : NULL;
+  srd_rtb_ent *e = srd_rtb_get(&p->rtb, n->seq);
+
+  if (e != NULL && (e->msg_id != n->msg_id || s == NULL ||
+                    e->slot != (uint32_t)(s - ep->sends))) {
+    e = NULL;
+  }
+  if (n->reason == SRD_NACK_RNR) {
+    on_rnr(ep, p, s, e, n->msg_id, now);
+  } else if (s != NULL) {
+    srd_tx_msg_fail(ep, p, s, SRD_ERR_REMOTE_TRUNCATED, now);
+  }
+}
+
+int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now) {
+  const srd_pkt_ack *a = &pkt->u.ack;
+  srd_rtb *rtb = &p->rtb;
+  uint64_t bytes = 0;
+  uint32_t pkts = 0, i, hi, lo;
+  srd_duration latest = 0;
+  srd_cc_ack ca;
+
+  if (!srd_seq_lt(a->largest, rtb->next) ||
+      rtb->next - a->largest > (1u << 30)) {
+    srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_ACK, SRD_PKT_ACK);
+    return SRD_ERR_PROTO;
+  }
+  /* The peer acknowledges us, so it has confirmed our incarnation. */
+  p->echo_cookie = 0;
+  p->responsive = 1;
+
+  hi = a->largest;
+  lo = hi - a->first_range;
+  ack_range(ep, p, lo, hi, &bytes, &pkts, now);
+  for (i = 0; i < a->n_ranges; ++i) {
+    hi = lo - a->ranges[i].gap - 1;
+    lo = hi - (a->ranges[i].len - 1u);
+    if (srd_seq_lt(hi, rtb->head) || srd_seq_gt(hi, a->largest)) {
+      break; /* below the ring (or wrapped past it): nothing more */
+    }
+    ack_range(ep, p, lo, hi, &bytes, &pkts, now);
+  }
+
+  for (i = 0; i < a->n_echo; ++i) {
+    const srd_pkt_echo *e = &a->echo[i];
+    srd_duration rtt;
+    if (e->tx_ts > now || e->path >= p->paths.n) {
+      continue; /* not a timestamp of ours */
+    }
+    rtt = now - e->tx_ts;
+    rtt = rtt > e->hold_ns ? rtt - e->hold_ns : 1;
+    srd_rtt_update(&p->rtt, rtt);
+    p->ccs.srtt = p->rtt.srtt;
+    p->ccs.min_rtt = p->rtt.min_rtt;
+    if (srd_pathset_on_sample(&p->paths, e->path, rtt, p->rtt.min_rtt,
+                              ep->settings.cc_target_qdelay, p->rtt.srtt,
+                              now)) {
+      srd_ep_log(ep, now, SRD_LOG_PATH_AVOID, p->id, e->path,
+                 p->paths.p[e->path].avoid_until, SRD_AVOID_DELAY);
+    }
+    latest = rtt;
+  }
+
+  for (i = 0; i < a->n_nack; ++i) {
+    on_nack(ep, p, &a->nack[i], now);
+  }
+
+  if (pkts > 0) {
+    p->rto_backoff = 0;
+    if (now >= p->rnr_until) {
+      p->rnr_exp = 0;
+    }
+  }
+  ca.bytes_acked = bytes;
+  ca.pkts_acked = pkts;
+  ca.rtt = latest;
+  ca.congested = congested(p);
+  p->ccs.inflight = rtb->inflight_bytes;
+  if (pkts > 0 || latest > 0) {
+    uint64_t before = p->ccs.cwnd;
+    p->cc.ops->on_ack(&p->cc, &p->ccs, &ca, now);
+    if (p->ccs.cwnd < before) {
+      srd_ep_log(ep, now, SRD_LOG_CC, p->id, -1, p->ccs.cwnd,
+                 ca.congested ? 2 : 1);
+    }
+  }
+  detect_losses(ep, p, now);
+  srd_rtb_retire(rtb, keep_lost_from(ep, p, now));
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timers                                                                   */
+
+void srd_tx_on_timer(srd_ep *ep, srd_peer *p, srd_tstamp now) {
+  srd_rtb_ent *oldest;
+
+  if (p->req_nonce && !p->want_req && now >= p->hs_deadline) {
+    if (p->hs_tries > ep->settings.max_retries) {
+      p->req_nonce = 0;
+      if (!established(p)) {
+        srd_ep_set_state(ep, p, SRD_PEER_STATE_UNREACHABLE, now);
+        srd_tx_fail_all(ep, p, SRD_ERR_PEER_UNREACHABLE, 1, now);
+      }
+    } else {
+      p->want_req = 1;
+    }
+  }
+  if (p->loss_time != SRD_TSTAMP_NONE && now >= p->loss_time) {
+    detect_losses(ep, p, now);
+  }
+  oldest = srd_rtb_oldest(&p->rtb);
+  if (oldest != NULL && now >= oldest->tx_ts + srd_ep_rto(ep, p)) {
+    on_rto(ep, p, now);
+  }
+  srd_rtb_retire(&p->rtb, keep_lost_from(ep, p, now));
+  if (p->rnr_until && now >= p->rnr_until) {
+    p->rnr_until = 0;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                  */
+
+/* activate gives the PENDING message |s| the next message id. */
+static void activate(srd_ep *ep, srd_peer *p, srd_send *s) {
+  uint32_t slot = (uint32_t)(s - ep->sends);
+
+  s->msg_id = p->next_msg_id++;
+  s->state = SRD_SEND_ACTIVE;
+  p->tx_msgs[s->msg_id & msg_mask(ep)] = slot + 1;
+  s->n_frags = s->len ? (s->len + p->frag_size - 1) / p->frag_size : 1;
+  s->next_frag = 0;
+  s->n_acked = 0;
+  memset(s->acked, 0, ((s->n_frags + 63) / 64) * sizeof(uint64_t));
+}
+
+/* sq_front returns the message whose next fragment goes out, starting
+   one (and failing those too long for the peer) if needed, or NULL. */
+static srd_send *sq_front(srd_ep *ep, srd_peer *p, srd_tstamp now) {
+  while (p->sq_head != SRD_NIL) {
+    srd_send *s = &ep->sends[p->sq_head];
+    if (s->state == SRD_SEND_ACTIVE) {
+      return s;
+    }
+    if (s->len > p->peer_max_msg) {
+      srd_tx_msg_fail(ep, p, s, SRD_ERR_MSG_TOO_LONG, now);
+      continue;
+    }
+    if (p->next_msg_id - p->msg_floor >= p->tx_window) {
+      return NULL; /* the peer's message window is full */
+    }
+    activate(ep, p, s);
+    return s;
+  }
+  return NULL;
+}
+
+/* retx_front drops stale entries and returns the first live one. */
+static srd_retx *retx_front(srd_ep *ep, srd_peer *p) {
+  while (p->retx_len > 0) {
+    srd_retx *r = &p->retx[p->retx_head];
+    srd_send *s = live_send(ep, p, r->slot, r->msg_id);
+    if (s != NULL && !srd_bit_test(s->acked, r->frag)) {
+      return r;
+    }
+    p->retx_head = (p->retx_head + 1) & (ep->settings.pkt_window - 1);
+    --p->retx_len;
+  }
+  return NULL;
+}
+
+/* has_data says whether a fragment is waiting (without starting one). */
+static int has_data(const srd_ep *ep, const srd_peer *p) {
+  const srd_send *s;
+
+  if (p->retx_len > 0) {
+    return 1;
+  }
+  if (p->sq_head == SRD_NIL) {
+    return 0;
+  }
+  s = &ep->sends[p->sq_head];
+  return s->state == SRD_SEND_ACTIVE ||
+         p->next_msg_id - p->msg_floor < p->tx_window ||
+         s->len > p->peer_max_msg;
+}
+
+/* window_open says whether congestion control and pacing let a packet go
+   now. */
+static int window_open(const srd_peer *p, srd_tstamp now) {
+  if (p->ccs.cwnd >= p->ccs.pkt_bytes) {
+    return p->rtb.inflight_bytes < p->ccs.cwnd;
+  }
+  return p->rtb.inflight_bytes == 0 && now >= p->next_pace_ts;
+}
+
+static int ring_open(srd_peer *p) {
+  if (!srd_rtb_full(&p->rtb)) {
+    return 1;
+  }
+  /* A full ring whose head is a kept lost entry can make room. */
+  srd_rtb_retire(&p->rtb, SRD_TSTAMP_NONE);
+  return !srd_rtb_full(&p->rtb);
+}
+
+static int data_ready(const srd_ep *ep, const srd_peer *p, srd_tstamp now) {
+  return established(p) && now >= p->rnr_until && has_data(ep, p) &&
+         window_open(p, now) &&
+         (!srd_rtb_full(&p->rtb) ||
+          p->rtb.ents[p->rtb.head & p->rtb.mask].state != SRD_RTB_INFLIGHT);
+}
+
+int srd_tx_has_work(const srd_ep *ep, const srd_peer *p, srd_tstamp now) {
+  if (p->want_req || p->want_resp || p->want_confirm) {
+    return 1;
+  }
+  if (established(p) &&
+      (p->want_sync || srd_acktr_ack_due(&p->acktr, now, ep->settings.ack_freq,
+                                         ep->settings.ack_delay))) {
+    return 1;
+  }
+  return data_ready(ep, p, now);
+}
+
+srd_tstamp srd_tx_deadline(const srd_ep *ep, const srd_peer *p,
+                           srd_tstamp now) {
+  srd_tstamp t = SRD_TSTAMP_NONE, d;
+  const srd_rtb_ent *oldest;
+
+  if (p->req_nonce && !p->want_req) {
+    t = srd_min(t, p->hs_deadline);
+  }
+  d = srd_acktr_deadline(&p->acktr, ep->settings.ack_freq,
+                         ep->settings.ack_delay);
+  t = srd_min(t, d);
+  t = srd_min(t, p->loss_time);
+  oldest = srd_rtb_oldest((srd_rtb *)&p->rtb);
+  if (oldest != NULL) {
+    t = srd_min(t, oldest->tx_ts + srd_ep_rto(ep, p));
+  }
+  if (established(p) && has_data(ep, p)) {
+    if (now < p->rnr_until) {
+      t = srd_min(t, p->rnr_until);
+    } else if (p->ccs.cwnd < p->ccs.pkt_bytes && now < p->next_pace_ts) {
+      t = srd_min(t, p->next_pace_ts);
+    }
+  }
+  return t;
+}
+
+static void common(const srd_ep *ep, const srd_peer *p, srd_pkt_common *c,
+                   uint32_t dst, uint16_t path) {
+  c->version = SRD_PROTO_VERSION;
+  c->flags = 0;
+  c->src_conn = ep->conn_id;
+  c->dst_conn = dst;
+  c->path = path;
+  (void)p;
+}
+
+static void hs_params(const srd_ep *ep, srd_pkt_hs *hs) {
+  hs->mtu = ep->settings.mtu;
+  hs->max_msg_size = ep->settings.max_msg_size;
+  hs->msg_window = ep->settings.msg_window;
+}
+
+static srd_ssize write_ctl(srd_ep *ep, srd_peer *p, srd_path *path,
+                           uint8_t *buf, size_t cap, srd_tstamp now) {
+  srd_pkt_common c;
+  srd_pkt_hs hs;
+  srd_ssize n;
+  uint16_t pidx;
+
+  memset(&hs, 0, sizeof(hs));
+  if (cap < SRD_PKT_HS_RESP_LEN) {
+    return SRD_ERR_NOBUF;
+  }
+  pidx = (uint16_t)srd_pathset_pick(&p->paths, &p->paths.ctl_cursor, now,
+                                    UINT32_MAX);
+  if (p->want_req) {
+    common(ep, p, &c, established(p) ? p->peer_conn : 0, pidx);
+    hs.nonce = p->req_nonce;
+    hs_params(ep, &hs);
+    n = srd_pkt_encode_hs(buf, cap, SRD_PKT_HS_REQ, &c, &hs);
+    p->want_req = 0;
+    /* Handshake retries back off like the RTO, from rto_initial. */
+    p->hs_deadline =
+        now + srd_min(ep->settings.rto_initial << srd_min(p->hs_tries, 20u),
+                      srd_max(ep->settings.rto_max, ep->settings.rto_initial));
+    ++p->hs_tries;
+  } else if (p->want_resp) {
+    common(ep, p, &c, p->resp_dst, pidx);
+    hs.echo = p->resp_echo;
+    hs.nonce = p->cookie;
+    hs_params(ep, &hs);
+    n = srd_pkt_encode_hs(buf, cap, SRD_PKT_HS_RESP, &c, &hs);
+    p->want_resp = 0;
+  } else if (p->want_confirm) {
+    common(ep, p, &c, p->peer_conn, pidx);
+    hs.echo = p->confirm_echo;
+    n = srd_pkt_encode_hs(buf, cap, SRD_PKT_HS_CONFIRM, &c, &hs);
+    p->want_confirm = 0;
+  } else {
+    srd_pkt_sync sy;
+    common(ep, p, &c, p->peer_conn, pidx);
+    sy.msg_floor = p->msg_floor;
+    n = srd_pkt_encode_sync(buf, cap, &c, &sy);
+    p->want_sync = 0;
+  }
+  assert(n > 0);
+  path->peer = p->id;
+  path->path = pidx;
+  ++ep->stats.ctrl_pkts_out;
+  return n;
+}
+
+static srd_ssize write_ack(srd_ep *ep, srd_peer *p, srd_path *path,
+                           uint8_t *buf, size_t cap, srd_tstamp now) {
+  srd_pkt_common c;
+  srd_pkt_ack a;
+  srd_ssize n;
+  uint16_t pidx;
+
+  if (cap < SRD_PKT_ACK_MAX_LEN) {
+    return SRD_ERR_NOBUF;
+  }
+  pidx = (uint16_t)srd_pathset_pick(&p->paths, &p->paths.ctl_cursor, now,
+                                    UINT32_MAX);
+  common(ep, p, &c, p->peer_conn, pidx);
+  srd_acktr_build(&p->acktr, &a, now);
+  n = srd_pkt_encode_ack(buf, cap, &c, &a);
+  assert(n > 0);
+  path->peer = p->id;
+  path->path = pidx;
+  ++ep->stats.ack_pkts_out;
+  return n;
+}
+
+static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
+                            uint8_t *buf, size_t cap, srd_iovec *payload,
+                            int contiguous, srd_tstamp now) {
+  size_t need = SRD_PKT_DATA_HDR_LEN + SRD_PKT_DATA_ECHO_LEN +
+                (contiguous ? p->frag_size : 0);
+  srd_pkt_common c;
+  srd_pkt_data d;
+  srd_retx *r;
+  srd_send *s;
+  srd_rtb_ent *e;
+  uint32_t frag, exclude = UINT32_MAX, plen, offset;
+  uint8_t tx_count;
+  uint16_t pidx;
+  size_t hdrlen;
+  srd_ssize n;
+
+  if (cap < need) {
+    return SRD_ERR_NOBUF;
+  }
+  if (!ring_open(p)) {
+    return 0;
+  }
+  r = retx_front(ep, p);
+  if (r != NULL) {
+    s = &ep->sends[r->slot];
+    frag = r->frag;
+    tx_count = (uint8_t)(r->tx_count + (r->lost_path != NO_PATH));
+    if (r->lost_path != NO_PATH) {
+      exclude = r->lost_path;
+    }
+    p->retx_head = (p->retx_head + 1) & (ep->settings.pkt_window - 1);
+    --p->retx_len;
+  } else {
+    s = sq_front(ep, p, now);
+    if (s == NULL) {
+      return 0;
+    }
+    frag = s->next_frag++;
+    tx_count = 1;
+    if (s->next_frag == s->n_frags) {
+      srd_ep_sq_remove(ep, p, s);
+    }
+  }
+  offset = frag * p->frag_size;
+  plen = srd_min(p->frag_size, s->len - offset);
+  pidx = (uint16_t)srd_pathset_pick(&p->paths, &p->paths.cursor, now, exclude);
+
+  common(ep, p, &c, p->peer_conn, pidx);
+  if (p->echo_cookie) {
+    c.flags = SRD_DATA_FLAG_HS_ECHO;
+  }
+  hdrlen = srd_pkt_data_hdrlen(c.flags);
+  e = srd_rtb_add(&p->rtb, (uint32_t)(hdrlen + plen));
+  e->tx_ts = now;
+  e->slot = (uint32_t)(s - ep->sends);
+  e->msg_id = s->msg_id;
+  e->frag = frag;
+  e->path = pidx;
+  e->tx_count = tx_count;
+
+  d.seq = e->seq;
+  d.msg_id = s->msg_id;
+  d.msg_floor = p->msg_floor;
+  d.msg_len = s->len;
+  d.offset = offset;
+  d.payload_len = (uint16_t)plen;
+  d.tx_count = tx_count;
+  d.tx_ts = now;
+  d.hs_echo = p->echo_cookie;
+  n = srd_pkt_encode_data(buf, cap, &c, &d);
+  assert(n == (srd_ssize)hdrlen);
+  payload->base = s->buf + offset;
+  payload->len = plen;
+
+  path->peer = p->id;
+  path->path = pidx;
+  ++p->paths.p[pidx].sent;
+  p->paths.p[pidx].bytes_sent += hdrlen + plen;
+  ++p->pkts_sent;
+  ++ep->stats.data_pkts_out;
+  if (tx_count > 1 || r != NULL) {
+    ++p->paths.p[pidx].retransmits;
+    ++p->retransmits;
+    ++ep->stats.retransmits;
+  }
+  if (p->ccs.cwnd < p->ccs.pkt_bytes) {
+    /* Below one packet of window: one packet per srtt * bytes / cwnd. */
+    srd_duration rtt = p->rtt.srtt ? p->rtt.srtt : ep->settings.rto_initial;
+    p->next_pace_ts = now + rtt * (hdrlen + plen) / p->ccs.cwnd;
+  }
+  /* A retransmission's RTO counts from now; a quiet peer gets a fresh
+     timeout instead of an immediate one. */
+  return n;
+}
+
+srd_ssize srd_tx_write(srd_ep *ep, srd_peer *p, srd_path *path, uint8_t *buf,
+                       size_t cap, srd_iovec *payload, int contiguous,
+                       srd_tstamp now) {
+  payload->base = NULL;
+  payload->len = 0;
+  if (p->want_req || p->want_resp || p->want_confirm ||
+      (p->want_sync && established(p))) {
+    return write_ctl(ep, p, path, buf, cap, now);
+  }
+  if (!established(p)) {
+    return 0;
+  }
+  if (srd_acktr_ack_due(&p->acktr, now, ep->settings.ack_freq,
+                        ep->settings.ack_delay)) {
+    return write_ack(ep, p, path, buf, cap, now);
+  }
+  if (!data_ready(ep, p, now)) {
+    return 0;
+  }
+  return write_data(ep, p, path, buf, cap, payload, contiguous, now);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sessions                                                                 */
+
+void srd_tx_session_reset(srd_ep *ep, srd_peer *p, srd_tstamp now) {
+  uint32_t i;
+
+  srd_tx_fail_all(ep, p, SRD_ERR_PEER_RESET, 0, now);
+  srd_rtb_reset(&p->rtb, srd_pcg_u32(&ep->pcg));
+  memset(p->tx_msgs, 0, ep->settings.msg_window * sizeof(uint32_t));
+  p->retx_head = p->retx_len = 0;
+  for (i = 0; i < p->paths.n; ++i) {
+    p->paths.p[i].rack_xmit_ts = 0;
+    p->paths.p[i].rack_rtt = 0;
+    p->paths.p[i].rack_valid = 0;
+  }
+  p->rack_max_xmit = 0;
+  p->rack_max_valid = 0;
+  p->loss_time = SRD_TSTAMP_NONE;
+  p->rto_backoff = 0;
+  p->rnr_until = 0;
+  p->rnr_exp = 0;
+  p->want_sync = 0;
+  p->next_pace_ts = 0;
+  p->cc.ops->reset(&p->cc, &p->ccs, now);
+}

@@ -1,0 +1,14 @@
+#!/bin/sh
+# demo.sh: the srd-loopback demonstration that README points to.  The
+# same 2,000 messages of 64 KiB cross 64 sprayed paths and then one
+# pinned path, both with 1% loss, duplication and reordering.
+set -eu
+BIN=${1:-build/bin}
+run() {
+  echo "\$ srd-loopback $*"
+  "$BIN/srd-loopback" "$@"
+  echo
+}
+run --paths 64 --loss 1 --dup 1 --reorder 5 --messages 2000 --size 64K --seed 7
+run --paths 1 --loss 1 --dup 1 --reorder 5 --messages 2000 --size 64K --seed 7
+run --paths 64 --blackhole 3,17,40 --messages 2000 --size 64K --seed 7

@@ -1,0 +1,118 @@
+/*
+ * srd_loop.h: two libsrd endpoints joined by an in-memory wire in virtual
+ * time.  Each direction has n paths; each path is a link with propagation
+ * delay, jitter, a rate with a drop-tail queue, random loss, duplication,
+ * reordering and an optional blackhole, all drawn from seeded streams, so a
+ * run is a pure function of its configuration.
+ *
+ * srd_loop_run() drives a whole transfer (A sends, B receives) with the
+ * packet loop every driver writes (docs/programmers-guide.md), checks every
+ * delivered byte and counts what happened.  srd-loopback prints it; the
+ * property tests assert on it.
+ */
+#ifndef SRD_LOOP_H
+#define SRD_LOOP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <srd/srd.h>
+
+#define SRD_LOOP_MAX_PATHS SRD_MAX_PATHS
+
+/* srd_loop_link configures one direction of one path. */
+typedef struct srd_loop_link {
+  srd_duration delay;         /* one-way propagation delay */
+  srd_duration jitter;        /* extra delay, uniform in [0, jitter] */
+  double loss;                /* probability a packet is lost, 0..1 */
+  double dup;                 /* probability a packet is duplicated */
+  double reorder;             /* probability a packet is held back */
+  srd_duration reorder_delay; /* how long a held-back packet waits */
+  uint64_t rate_bps;          /* serialisation rate, 0 for none */
+  uint64_t queue_bytes;       /* queue limit at that rate, 0 for none */
+  int blackhole;              /* drop every packet from blackhole_from on */
+  srd_tstamp blackhole_from;
+} srd_loop_link;
+
+/* srd_loop_link_stats counts what one link did. */
+typedef struct srd_loop_link_stats {
+  uint64_t sent;        /* packets offered to the link */
+  uint64_t delivered;   /* packets handed to the far end */
+  uint64_t lost;        /* dropped by random loss */
+  uint64_t blackholed;  /* dropped by the blackhole */
+  uint64_t queue_drops; /* dropped by the full queue */
+  uint64_t duplicated;  /* extra copies made */
+  uint64_t reordered;   /* held back */
+  uint64_t bytes;       /* bytes delivered */
+} srd_loop_link_stats;
+
+/* srd_loop_cfg is a whole run. */
+typedef struct srd_loop_cfg {
+  uint64_t seed;
+  uint32_t n_paths;                     /* 1..64 */
+  srd_loop_link ab[SRD_LOOP_MAX_PATHS]; /* A to B, per path */
+  srd_loop_link ba[SRD_LOOP_MAX_PATHS]; /* B to A, per path */
+  uint32_t messages;                    /* messages A sends to B */
+  uint32_t size;                        /* bytes per message */
+  int random_sizes;                     /* if set, sizes uniform in [0, size] */
+  uint32_t inflight;                    /* sends A keeps posted */
+  uint32_t recv_window;                 /* receives B keeps posted */
+  int ordered;                          /* B delivers A's messages in order */
+  srd_settings settings;                /* both endpoints (seed is derived) */
+  srd_duration time_limit;              /* virtual time limit */
+  /* dead_from: if nonzero, every link of both directions turns into a
+     blackhole at this time (a peer that vanishes). */
+  srd_tstamp dead_from;
+  /* log, if not NULL, receives both endpoints' log records; user_data is
+     the endpoint (0 = A, 1 = B) cast to a pointer. */
+  void (*log)(void *user_data, const srd_log_record *rec);
+} srd_loop_cfg;
+
+/* srd_loop_result is what a run measured. */
+typedef struct srd_loop_result {
+  uint64_t sent;                 /* sends posted */
+  uint64_t completed_ok;         /* send completions, success */
+  uint64_t completed_err;        /* send completions, error */
+  uint64_t double_completions;   /* a send completed more than once */
+  uint64_t errors_by_code[32];   /* completed_err by -code - 200 */
+  uint64_t delivered;            /* receive completions with a message */
+  uint64_t duplicates_delivered; /* a message delivered again */
+  uint64_t corrupted;            /* delivered bytes that differ from sent */
+  uint64_t recv_errors;          /* receive completions in error */
+  uint64_t unmatched;            /* deliveries of no known message */
+  uint64_t out_of_order;         /* deliveries below the highest seen id */
+  uint64_t ok_not_delivered;     /* send success, never delivered */
+  uint64_t retransmits;
+  uint64_t bytes_delivered;
+  srd_tstamp start; /* first post */
+  srd_tstamp end;   /* last completion */
+  srd_tstamp last_delivery;
+  double goodput_gbps; /* delivered bytes over (last delivery - start) */
+  double lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us; /* post to delivery */
+  uint32_t n_paths;
+  uint64_t path_pkts[SRD_LOOP_MAX_PATHS]; /* A's data packets per path */
+  srd_loop_link_stats ab[SRD_LOOP_MAX_PATHS];
+  srd_loop_link_stats ba[SRD_LOOP_MAX_PATHS];
+  srd_ep_stats a, b;     /* endpoint counters */
+  srd_peer_stats a_peer; /* A's view of B */
+  int finished;          /* every send completed in time */
+  int stuck;             /* nothing left to do, sends outstanding */
+} srd_loop_result;
+
+/* srd_loop_cfg_default fills |cfg|: 8 paths of 10 us one-way delay at
+   100 Gb/s each with a 256 KiB queue, no impairments, 1000 messages of
+   64 KiB, 64 in flight, 64 receives posted, default settings, 10 s
+   virtual time limit. */
+void srd_loop_cfg_default(srd_loop_cfg *cfg);
+
+/* srd_loop_run runs |cfg| and fills |res|.
+
+   Returns 0, or a negative SRD_ERR_* if an endpoint could not be set up
+   (SRD_ERR_INVALID_ARGUMENT for bad settings, SRD_ERR_NOMEM). */
+int srd_loop_run(const srd_loop_cfg *cfg, srd_loop_result *res);
+
+/* srd_loop_fill writes the bytes of message |index| of run |seed| into
+   |buf| (|len| bytes): its index first, then a seeded pattern. */
+void srd_loop_fill(uint8_t *buf, size_t len, uint64_t seed, uint64_t index);
+
+#endif /* SRD_LOOP_H */
