@@ -217,12 +217,17 @@ PURITY_ALLOW := memcpy memmove memset memcmp abort __assert_fail \
 	__stack_chk_fail
 
 check-purity: $(LIBA)
-	$(Q)bad=$$(nm -u $(LIBA) | awk '{print $$2}' | sort -u | \
+	$(Q)nm -u --format=posix $(LIBA) | awk 'NF >= 2 && $$2 == "U" {print $$1}' \
+		| sort -u > $(OUT)/purity.undef; \
+	nm --defined-only --format=posix $(LIBA) | awk 'NF >= 2 {print $$1}' \
+		| sort -u > $(OUT)/purity.def; \
+	bad=$$(comm -23 $(OUT)/purity.undef $(OUT)/purity.def | \
 		grep -vxF $(foreach s,$(PURITY_ALLOW),-e $(s)) || true); \
 	if [ -n "$$bad" ]; then \
 		echo "check-purity: libsrd references symbols outside the allow-list:"; \
 		echo "$$bad" | sed 's/^/    /'; exit 1; \
-	else echo "  PURE   libsrd references only: $(PURITY_ALLOW)"; fi
+	else echo "  PURE   libsrd links only: $$(comm -23 $(OUT)/purity.undef \
+		$(OUT)/purity.def | tr '\n' ' ')"; fi
 
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 
