@@ -18,6 +18,12 @@ int srd_acktr_init(srd_acktr *at, uint32_t window, const srd_mem *mem) {
   if (at->bits == NULL) {
     return SRD_ERR_NOMEM;
   }
+  at->nack = mem->calloc(window, sizeof(srd_pkt_nack), mem->user_data);
+  if (at->nack == NULL) {
+    mem->free(at->bits, mem->user_data);
+    at->bits = NULL;
+    return SRD_ERR_NOMEM;
+  }
   return 0;
 }
 
@@ -26,6 +32,10 @@ void srd_acktr_fini(srd_acktr *at) {
     at->mem->free(at->bits, at->mem->user_data);
     at->bits = NULL;
   }
+  if (at->nack) {
+    at->mem->free(at->nack, at->mem->user_data);
+    at->nack = NULL;
+  }
 }
 
 void srd_acktr_reset(srd_acktr *at) {
@@ -33,7 +43,7 @@ void srd_acktr_reset(srd_acktr *at) {
   at->largest = 0;
   at->have_largest = 0;
   at->echo_head = at->n_echo = 0;
-  at->n_nack = 0;
+  at->nack_head = at->n_nack = 0;
   at->unacked = 0;
   at->first_unacked_ts = 0;
   at->immediate = 0;
@@ -107,13 +117,16 @@ void srd_acktr_record(srd_acktr *at, uint32_t seq, uint64_t tx_ts,
 
 void srd_acktr_add_nack(srd_acktr *at, uint32_t seq, uint32_t msg_id,
                         uint8_t reason) {
+  srd_pkt_nack *n;
+
   at->immediate = 1;
-  if (at->n_nack == SRD_ACK_MAX_NACK) {
+  if (at->n_nack == at->window) {
     return;
   }
-  at->nack[at->n_nack].seq = seq;
-  at->nack[at->n_nack].msg_id = msg_id;
-  at->nack[at->n_nack].reason = reason;
+  n = &at->nack[(at->nack_head + at->n_nack) & at->mask];
+  n->seq = seq;
+  n->msg_id = msg_id;
+  n->reason = reason;
   ++at->n_nack;
 }
 
@@ -171,6 +184,7 @@ void srd_acktr_build(srd_acktr *at, srd_pkt_ack *a, srd_tstamp now) {
   uint32_t i, left, seq, run;
 
   memset(a, 0, offsetof(srd_pkt_ack, ranges));
+  a->empty = !at->have_largest;
   if (at->have_largest) {
     a->largest = at->largest;
     /* The largest itself may be absent only if never recorded. */
@@ -209,11 +223,14 @@ void srd_acktr_build(srd_acktr *at, srd_pkt_ack *a, srd_tstamp now) {
     a->echo[i].path = e->path;
   }
   a->n_echo = (uint8_t)at->n_echo;
-  memcpy(a->nack, at->nack, at->n_nack * sizeof(at->nack[0]));
-  a->n_nack = (uint8_t)at->n_nack;
+  while (at->n_nack > 0 && a->n_nack < SRD_ACK_MAX_NACK) {
+    a->nack[a->n_nack++] = at->nack[at->nack_head];
+    at->nack_head = (at->nack_head + 1) & at->mask;
+    --at->n_nack;
+  }
 
   at->echo_head = at->n_echo = 0;
-  at->n_nack = 0;
   at->unacked = 0;
-  at->immediate = 0;
+  /* NACKs that did not fit keep the next ACK due. */
+  at->immediate = at->n_nack > 0;
 }

@@ -43,8 +43,10 @@ typedef struct srd_acktr {
   srd_acktr_echo echo[SRD_ACK_MAX_ECHO];
   uint32_t echo_head;
   uint32_t n_echo;
-  /* nack holds rejections to send. */
-  srd_pkt_nack nack[SRD_ACK_MAX_NACK];
+  /* nack is a ring of rejections to send, as large as the window: a
+     refused packet is never forgotten (the sender would count it lost). */
+  srd_pkt_nack *nack;
+  uint32_t nack_head;
   uint32_t n_nack;
   /* unacked counts packets recorded since the last ACK. */
   uint32_t unacked;
@@ -76,8 +78,10 @@ void srd_acktr_record(srd_acktr *at, uint32_t seq, uint64_t tx_ts,
                       uint16_t path, srd_tstamp now);
 
 /* srd_acktr_add_nack queues a rejection of packet |seq| of message
-   |msg_id| for |reason| and asks for an immediate ACK.  A rejection that
-   does not fit is not sent; the sender's loss detection covers it. */
+   |msg_id| for |reason| and asks for an immediate ACK.  The queue holds a
+   window's worth; each ACK carries SRD_ACK_MAX_NACK of them, and ACKs stay
+   due until the queue is empty.  (Only a sender exceeding the window can
+   overflow it; the overflow is then left to its loss detection.) */
 void srd_acktr_add_nack(srd_acktr *at, uint32_t seq, uint32_t msg_id,
                         uint8_t reason);
 
@@ -91,7 +95,8 @@ srd_tstamp srd_acktr_deadline(const srd_acktr *at, uint32_t ack_freq,
                               srd_duration ack_delay);
 
 /* srd_acktr_build fills |a| with the current state at |now| and clears
-   what is pending (echoes, NACKs, the unacked count). */
+   what is pending (echoes, up to SRD_ACK_MAX_NACK NACKs, the unacked
+   count). */
 void srd_acktr_build(srd_acktr *at, srd_pkt_ack *a, srd_tstamp now);
 
 #endif /* SRD_ACKTR_H */

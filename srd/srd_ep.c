@@ -164,7 +164,8 @@ static void peer_free(srd_ep *ep, srd_peer *p) {
   srd_rtb_fini(&p->rtb);
   srd_acktr_fini(&p->acktr);
   xfree(ep, p->tx_msgs);
-  xfree(ep, p->retx);
+  xfree(ep, p->lost.q);
+  xfree(ep, p->parked.q);
   xfree(ep, p->rx_ctx);
   xfree(ep, p->rx_done);
   xfree(ep, p->rx_err);
@@ -288,14 +289,18 @@ int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
   if (srd_rtb_init(&p->rtb, ep->settings.pkt_window, ep->mem) != 0 ||
       srd_acktr_init(&p->acktr, acktr_window(&ep->settings), ep->mem) != 0 ||
       (p->tx_msgs = xcalloc(ep, mw, sizeof(uint32_t))) == NULL ||
-      (p->retx = xcalloc(ep, ep->settings.pkt_window, sizeof(srd_retx))) ==
+      (p->lost.q = xcalloc(ep, ep->settings.pkt_window, sizeof(srd_retx))) ==
           NULL ||
+      (p->parked.q = xcalloc(ep, ep->settings.pkt_window + ep->max_frags,
+                             sizeof(srd_retx))) == NULL ||
       (p->rx_ctx = xcalloc(ep, mw, sizeof(uint32_t))) == NULL ||
       (p->rx_done = xcalloc(ep, mwords, sizeof(uint64_t))) == NULL ||
       (p->rx_err = xcalloc(ep, mwords, sizeof(uint64_t))) == NULL) {
     peer_free(ep, p);
     return SRD_ERR_NOMEM;
   }
+  p->lost.cap = ep->settings.pkt_window;
+  p->parked.cap = ep->settings.pkt_window + ep->max_frags;
   p->id = i;
   p->ps = *ps;
   p->state = SRD_PEER_STATE_IDLE;
@@ -306,7 +311,6 @@ int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
   p->tx_window = mw;
   srd_pathset_init(&p->paths, ps->n_paths, ep->settings.path_steering,
                    &ep->pcg);
-  p->ack_path = p->paths.cursor;
   srd_rtt_init(&p->rtt);
   p->ccs.pkt_bytes = ep->settings.mtu + SRD_PKT_DATA_HDR_LEN;
   p->ccs.target_qdelay = ep->settings.cc_target_qdelay;
@@ -433,6 +437,7 @@ int srd_ep_post_send(srd_ep *ep, srd_peer_id peer, const void *buf, size_t len,
   s->n_frags = s->next_frag = s->n_acked = 0;
   s->rnr_count = 0;
   s->rnr_epoch = 0;
+  s->refunds = 0;
   s->state = SRD_SEND_PENDING;
   sq_append(ep, p, s, idx);
   if (p->state == SRD_PEER_STATE_IDLE ||
@@ -583,6 +588,7 @@ void srd_ep_cq_push(srd_ep *ep, srd_op op, uint32_t slot, int status,
   e->status = status;
   e->peer = peer;
   e->msg_id = msg_id;
+  e->flags = 0;
   e->buf = buf;
   e->len = len;
   e->user_ctx = user_ctx;

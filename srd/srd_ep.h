@@ -42,6 +42,7 @@ typedef struct srd_send {
   uint32_t n_acked;   /* fragments acknowledged */
   uint32_t rnr_count; /* RNR answers (at most one per backoff epoch) */
   uint32_t rnr_epoch; /* the peer's RNR epoch last counted */
+  uint32_t refunds;   /* losses of it that proved spurious */
   uint64_t *acked;    /* bitmap of acknowledged fragments */
   /* next and prev link the peer's send queue (messages with unsent
      fragments) or the free list (next only). */
@@ -90,14 +91,24 @@ typedef struct srd_rctx {
   uint8_t anyorder; /* deliverable in any order (its session ended) */
 } srd_rctx;
 
+/* srd_retxq is a ring of fragments waiting to be sent again. */
+typedef struct srd_retxq srd_retxq;
+
 /* srd_retx is a fragment waiting to be sent again. */
 typedef struct srd_retx {
   uint32_t slot;
   uint32_t msg_id;
   uint32_t frag;
   uint16_t lost_path; /* the path it was lost on (avoided for the resend) */
-  uint8_t tx_count;   /* transmissions so far */
+  uint8_t tries;      /* transmissions in a row that got no answer */
 } srd_retx;
+
+struct srd_retxq {
+  srd_retx *q;
+  uint32_t cap;
+  uint32_t head;
+  uint32_t len;
+};
 
 /* srd_peer is everything an endpoint knows about one peer. */
 typedef struct srd_peer {
@@ -110,6 +121,7 @@ typedef struct srd_peer {
   uint64_t req_nonce; /* our outstanding HS_REQ's nonce, 0 if none */
   uint32_t hs_tries;  /* HS_REQs sent for req_nonce */
   srd_tstamp hs_deadline;
+  srd_tstamp hs_sent_ts;    /* when the first HS_REQ for req_nonce left */
   int want_req;             /* send an HS_REQ */
   uint64_t cookie;          /* nonce of our HS_RESP awaiting proof, 0 if none */
   uint32_t cookie_conn;     /* the incarnation it was issued to */
@@ -135,9 +147,11 @@ typedef struct srd_peer {
   uint32_t *tx_msgs;  /* slot + 1 by message id & mask, 0 if none */
   uint32_t sq_head;   /* send queue: messages with unsent fragments */
   uint32_t sq_tail;
-  srd_retx *retx; /* ring of fragments to resend */
-  uint32_t retx_head;
-  uint32_t retx_len;
+  /* Fragments to send again: lost ones first (urgent); refused ones
+     (RNR) after the rest of the message being sent, which may hold the
+     receiver's buffer, so that refusals never starve it. */
+  srd_retxq lost;
+  srd_retxq parked;
   srd_pathset paths;
   srd_rtt rtt;
   srd_cc cc;
@@ -147,6 +161,7 @@ typedef struct srd_peer {
   uint32_t rnr_exp;
   uint32_t rnr_epoch;
   uint32_t rto_backoff;     /* consecutive timeouts without progress */
+  uint32_t silent_rtos;     /* timeouts with nothing heard from the peer */
   srd_tstamp loss_time;     /* when the next RACK loss falls due */
   srd_tstamp rack_max_xmit; /* newest (send time, seq) acknowledged, */
   uint32_t rack_max_seq;    /* over all paths */
@@ -160,7 +175,7 @@ typedef struct srd_peer {
   uint32_t *rx_ctx;  /* rctx + 1 by message id & mask, 0 if none */
   uint64_t *rx_done; /* bitmap: message complete (or failed) */
   uint64_t *rx_err;  /* bitmap: message failed (truncated) */
-  uint32_t ack_path; /* the path the next ACK goes out on */
+  uint16_t ack_path; /* path of the newest data packet: ACKs go back on it */
 
   /* Scheduling. */
   srd_pq_entry timer;
@@ -259,6 +274,12 @@ void srd_ep_cq_push(srd_ep *ep, srd_op op, uint32_t slot, int status,
                     srd_peer_id peer, uint32_t msg_id, void *buf, size_t len,
                     void *user_ctx, srd_tstamp now);
 void srd_ep_ready(srd_ep *ep, srd_peer *p);
+
+/* srd_ep_cq_last returns the completion pushed last. */
+static inline srd_cqe *srd_ep_cq_last(srd_ep *ep) {
+  uint32_t i = ep->cq_head + ep->cq_len - 1;
+  return &ep->cq[i >= ep->cq_cap ? i - ep->cq_cap : i];
+}
 void srd_ep_update_timer(srd_ep *ep, srd_peer *p, srd_tstamp now);
 void srd_ep_set_state(srd_ep *ep, srd_peer *p, srd_peer_state st,
                       srd_tstamp now);

@@ -8,10 +8,22 @@
 
 #include "srd_macro.h"
 
-/* Longest avoidance, as a multiple of the base penalty (2^6). */
-#define MAX_PENALTY_SHIFT 6
+/* Longest avoidance, as a multiple of the base penalty (2^10). */
+#define MAX_PENALTY_SHIFT 10
 /* reo_mult cap: the window may grow to 16 x min_rtt/4 (bounded by srtt). */
 #define MAX_REO_MULT 16
+
+static void shuffle(srd_pathset *ps) {
+  uint32_t i;
+
+  /* Fisher-Yates. */
+  for (i = ps->n - 1; i > 0; --i) {
+    uint32_t j = srd_pcg_bounded(ps->pcg, i + 1);
+    uint8_t t = ps->order[i];
+    ps->order[i] = ps->order[j];
+    ps->order[j] = t;
+  }
+}
 
 void srd_pathset_init(srd_pathset *ps, uint32_t n, int steering, srd_pcg *pcg) {
   uint32_t i;
@@ -20,12 +32,26 @@ void srd_pathset_init(srd_pathset *ps, uint32_t n, int steering, srd_pcg *pcg) {
   memset(ps, 0, sizeof(*ps));
   ps->n = n;
   ps->steering = steering;
-  ps->cursor = srd_pcg_bounded(pcg, n);
-  ps->ctl_cursor = srd_pcg_bounded(pcg, n);
+  ps->pcg = pcg;
   for (i = 0; i < n; ++i) {
     srd_rtt_init(&ps->p[i].rtt);
     ps->p[i].reo_mult = 1;
+    ps->order[i] = (uint8_t)i;
   }
+  shuffle(ps);
+  ps->ctl_cursor = srd_pcg_bounded(pcg, n);
+}
+
+/* next_in_order returns the next path of |cursor|'s walk through the
+   order; the data cursor starts a reshuffled cycle when it wraps. */
+static uint32_t next_in_order(srd_pathset *ps, uint32_t *cursor) {
+  if (*cursor >= ps->n) {
+    if (cursor == &ps->cursor) {
+      shuffle(ps);
+    }
+    *cursor = 0;
+  }
+  return ps->order[(*cursor)++];
 }
 
 uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
@@ -36,15 +62,11 @@ uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
     return 0;
   }
   for (i = 0; i < ps->n; ++i) {
-    idx = *cursor + i;
-    if (idx >= ps->n) {
-      idx -= ps->n;
-    }
+    idx = next_in_order(ps, cursor);
     if (idx == exclude) {
       continue;
     }
     if (!ps->steering || ps->p[idx].avoid_until <= now) {
-      *cursor = idx + 1 == ps->n ? 0 : idx + 1;
       return idx;
     }
     if (best == UINT32_MAX ||
@@ -54,8 +76,23 @@ uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
   }
   /* Every other path is avoided: take the one that recovers first. */
   assert(best != UINT32_MAX);
-  *cursor = best + 1 == ps->n ? 0 : best + 1;
   return best;
+}
+
+uint32_t srd_pathset_pick_retx(srd_pathset *ps, srd_tstamp now,
+                               uint32_t exclude) {
+  uint32_t i, idx;
+
+  if (ps->steering && ps->n > 1) {
+    for (i = 0; i < ps->n; ++i) {
+      idx = ps->order[(ps->cursor + i) % ps->n];
+      if (idx != exclude && ps->p[idx].avoid_until <= now &&
+          ps->p[idx].loss_streak == 0) {
+        return idx;
+      }
+    }
+  }
+  return srd_pathset_pick(ps, &ps->cursor, now, exclude);
 }
 
 int srd_pathset_on_sample(srd_pathset *ps, uint32_t i, srd_duration sample,
@@ -108,7 +145,7 @@ void srd_pathset_on_ack(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
 }
 
 srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp now,
-                               srd_duration base) {
+                               srd_duration base, srd_duration cap) {
   srd_pathinfo *p = &ps->p[i];
   uint32_t shift;
 
@@ -129,7 +166,7 @@ srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp now,
     return 0;
   }
   shift = srd_min(p->loss_streak - 1, MAX_PENALTY_SHIFT);
-  p->avoid_until = srd_max(p->avoid_until, now + (base << shift));
+  p->avoid_until = srd_max(p->avoid_until, now + srd_min(base << shift, cap));
   return p->avoid_until;
 }
 

@@ -5,10 +5,15 @@
  * A path is an entropy value: the driver turns its index into whatever
  * the fabric hashes (a UDP source port; an ECMP hash input in netsim), so
  * different indexes take different routes through an ECMP fabric.  Packets
- * go round-robin over the paths, starting at a random one.  With steering
- * on, a path is skipped for a while when
+ * go over the paths in cycles, each path once per cycle, in a fresh random
+ * order every cycle (as Ultra Ethernet's oblivious spraying does): a fixed
+ * rotation aliases with periodic traffic, so that, say, every 16th packet
+ * always lands on the same few paths.  With steering on, a path is skipped
+ * for a while when
  *   - it loses a packet (avoided for 2 smoothed RTTs, doubling with each
- *     further loss in a row, to 64x; after a timeout the base is the RTO);
+ *     further loss in a row, to 1024x but at most twice rto_max; after a
+ *     timeout the base is the RTO), so a dead path is re-probed ever more
+ *     rarely, yet still found again when it heals;
  *   - its recent delay is above the congestion target and well above the
  *     peer's average (delay outlier), for one smoothed RTT.
  * When the time is up the path carries packets again: that is the probe,
@@ -66,10 +71,13 @@ typedef struct srd_pathinfo {
 typedef struct srd_pathset {
   srd_pathinfo p[SRD_MAX_PATHS];
   uint32_t n;
-  /* cursor is the next path for data in round-robin order; ctl_cursor the
-     next for acknowledgements and control packets. */
+  /* order is this cycle's permutation of the paths; cursor the position
+     of the next path for data in it (a new cycle reshuffles), ctl_cursor
+     the position for control packets. */
+  uint8_t order[SRD_MAX_PATHS];
   uint32_t cursor;
   uint32_t ctl_cursor;
+  srd_pcg *pcg;
   /* steering enables avoidance; 0 is blind round-robin spraying. */
   int steering;
   /* n_hot counts hot paths; n_sampled paths with at least one sample. */
@@ -77,15 +85,23 @@ typedef struct srd_pathset {
   uint32_t n_sampled;
 } srd_pathset;
 
-/* srd_pathset_init sets up |n| paths (1..SRD_MAX_PATHS) with the cursor at
-   a random path drawn from |pcg|. */
+/* srd_pathset_init sets up |n| paths (1..SRD_MAX_PATHS); |pcg| (kept)
+   draws the spraying order. */
 void srd_pathset_init(srd_pathset *ps, uint32_t n, int steering, srd_pcg *pcg);
 
 /* srd_pathset_pick returns the path for the next packet at |now|, never
    |exclude| when another path exists (pass UINT32_MAX for none), and
-   advances the round-robin |cursor| (&ps->cursor or &ps->ctl_cursor). */
+   advances |cursor| (&ps->cursor for data, &ps->ctl_cursor for control
+   packets). */
 uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
                           uint32_t exclude);
+
+/* srd_pathset_pick_retx is srd_pathset_pick for a retransmission: with
+   steering it takes a path with a clean record (not avoided, no loss since
+   its last acknowledgement) if there is one, so that a lost packet is
+   never what probes a suspect path again. */
+uint32_t srd_pathset_pick_retx(srd_pathset *ps, srd_tstamp now,
+                               uint32_t exclude);
 
 /* srd_pathset_on_sample folds an RTT |sample| for path |i| and updates
    its hot and avoided state.  |base| is the peer's base RTT, |target| the
@@ -111,10 +127,10 @@ static inline int srd_pathset_rack_older(const srd_pathset *ps, uint32_t i,
 }
 
 /* srd_pathset_on_loss records a loss on path |i| and, with steering,
-   avoids it for |base| << min(streak - 1, 6).  Returns the time until
-   which it is avoided (0 without steering). */
+   avoids it for |base| << min(streak - 1, 10), at most |cap|.  Returns the
+   time until which it is avoided (0 without steering). */
 srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp now,
-                               srd_duration base);
+                               srd_duration base, srd_duration cap);
 
 /* srd_pathset_on_spurious widens path |i|'s reordering window after a
    packet declared lost was acknowledged (RFC 8985 6.2.3). */

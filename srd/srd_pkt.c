@@ -88,7 +88,7 @@ srd_ssize srd_pkt_encode_ack(uint8_t *buf, size_t cap, const srd_pkt_common *c,
   if (cap < n) {
     return SRD_ERR_NOBUF;
   }
-  put_common(buf, c, SRD_PKT_ACK, 0);
+  put_common(buf, c, SRD_PKT_ACK, a->empty ? SRD_ACK_FLAG_EMPTY : 0);
   put32(buf + 16, a->largest);
   put16(buf + 20, a->first_range);
   buf[22] = a->n_ranges;
@@ -245,19 +245,21 @@ static int decode_ack(srd_pkt *pkt, const uint8_t *buf, size_t len,
   const uint8_t *p;
   size_t n, i;
 
-  if (pkt->c.flags != 0 || pkt->c.dst_conn == 0) {
+  if ((pkt->c.flags & ~SRD_ACK_FLAG_EMPTY) || pkt->c.dst_conn == 0) {
     return refuse(why, SRD_DROP_BAD_FIELD);
   }
   if (len < SRD_PKT_ACK_HDR_LEN) {
     return refuse(why, SRD_DROP_TRUNCATED);
   }
+  a->empty = (pkt->c.flags & SRD_ACK_FLAG_EMPTY) != 0;
   a->largest = get32(buf + 16);
   a->first_range = get16(buf + 20);
   a->n_ranges = buf[22];
   a->n_echo = buf[23];
   a->n_nack = buf[24];
   if (buf[25] || buf[26] || buf[27] || a->n_ranges > SRD_ACK_MAX_RANGES ||
-      a->n_echo > SRD_ACK_MAX_ECHO || a->n_nack > SRD_ACK_MAX_NACK) {
+      a->n_echo > SRD_ACK_MAX_ECHO || a->n_nack > SRD_ACK_MAX_NACK ||
+      (a->empty && (a->largest || a->first_range || a->n_ranges))) {
     return refuse(why, SRD_DROP_BAD_FIELD);
   }
   n = srd_pkt_ack_len(a);

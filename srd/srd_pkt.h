@@ -34,6 +34,10 @@
    cookie of the receiver, proving the sender's incarnation is live. */
 #define SRD_DATA_FLAG_HS_ECHO 0x0001u
 
+/* SRD_ACK_FLAG_EMPTY: the ACK acknowledges no packet (it carries only
+   NACKs); largest, first_range and n_ranges are 0. */
+#define SRD_ACK_FLAG_EMPTY 0x0001u
+
 /* NACK reasons in an ACK packet. */
 #define SRD_NACK_RNR 1       /* no receive buffer: back off, retry */
 #define SRD_NACK_TRUNCATED 2 /* receive buffer too small: fail the send */
@@ -111,6 +115,7 @@ typedef struct srd_pkt_nack {
 /* srd_pkt_ack is an ACK: packets |largest| - |first_range| .. |largest|
    were received, then the ranges below, QUIC style (RFC 9000 19.3). */
 typedef struct srd_pkt_ack {
+  uint8_t empty; /* SRD_ACK_FLAG_EMPTY: no packet acknowledged */
   uint32_t largest;
   uint16_t first_range;
   uint8_t n_ranges;

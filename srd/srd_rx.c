@@ -137,6 +137,12 @@ void srd_rx_advance(srd_ep *ep, srd_peer *p, srd_tstamp now) {
     srd_rctx *c = ctx_of(ep, p, p->rx_next);
 
     if (srd_bit_test(p->rx_done, i)) {
+      /* A message that failed here (truncated) is remembered until the
+         sender has finished it, so that every copy of its packets keeps
+         getting the NACK and none is acknowledged as a duplicate. */
+      if (srd_bit_test(p->rx_err, i) && !srd_seq_lt(p->rx_next, p->rx_floor)) {
+        return;
+      }
       if (p->ps.ordered && c != NULL) {
         /* Complete in the unexpected pool, waiting for a buffer. */
         if (ep->posted_head == SRD_NIL) {
@@ -273,6 +279,11 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
     p->rx_floor = d->msg_floor;
     srd_rx_advance(ep, p, now);
   }
+  /* Acknowledgements return on the path index the data came on, so that
+     "path i" is one entropy pair both ways and the sender's steering,
+     which sees every loss on path i, keeps ACKs off a path dead in either
+     direction. */
+  p->ack_path = (uint16_t)(pkt->c.path % p->paths.n);
   switch (srd_acktr_check(&p->acktr, d->seq)) {
   case SRD_ACKTR_OLD:
     srd_ep_drop(ep, now, p->id, SRD_DROP_OUT_OF_WINDOW, SRD_PKT_DATA);
@@ -442,6 +453,13 @@ static int on_hs_resp(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
   }
   srd_ep_log(ep, now, SRD_LOG_HANDSHAKE, p->id, -1, SRD_PKT_HS_RESP,
              pkt->c.src_conn);
+  /* The handshake's round trip is the first RTT sample, unless the
+     request was sent more than once (Karn: ambiguous). */
+  if (p->hs_tries == 1 && p->rtt.samples == 0 && now > p->hs_sent_ts) {
+    srd_rtt_update(&p->rtt, now - p->hs_sent_ts);
+    p->ccs.srtt = p->rtt.srtt;
+    p->ccs.min_rtt = p->rtt.min_rtt;
+  }
   p->req_nonce = 0;
   p->want_req = 0;
   establish(ep, p, pkt->c.src_conn, &pkt->u.hs, now);
@@ -507,6 +525,8 @@ int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
       return SRD_ERR_STALE;
     }
   }
+  /* Anything valid from the peer's incarnation proves it is alive. */
+  p->silent_rtos = 0;
   switch (pkt->c.type) {
   case SRD_PKT_DATA:
     return on_data(ep, p, pkt, pay1, len1, pay2, len2, now);

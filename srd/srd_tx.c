@@ -36,11 +36,14 @@ static void finish(srd_ep *ep, srd_peer *p, srd_send *s) {
 static void complete(srd_ep *ep, srd_peer *p, srd_send *s, int status,
                      srd_tstamp now) {
   uint32_t slot = (uint32_t)(s - ep->sends);
+  int started = s->state == SRD_SEND_ACTIVE;
 
   ++p->msgs_sent;
-  srd_ep_cq_push(ep, SRD_OP_SEND, slot, status, p->id,
-                 s->state == SRD_SEND_ACTIVE ? s->msg_id : 0, (void *)s->buf,
-                 s->len, s->user_ctx, now);
+  srd_ep_cq_push(ep, SRD_OP_SEND, slot, status, p->id, started ? s->msg_id : 0,
+                 (void *)s->buf, s->len, s->user_ctx, now);
+  if (started) {
+    srd_ep_cq_last(ep)->flags = SRD_CQE_F_STARTED;
+  }
 }
 
 void srd_tx_msg_fail(srd_ep *ep, srd_peer *p, srd_send *s, int err,
@@ -60,11 +63,12 @@ void srd_tx_msg_fail(srd_ep *ep, srd_peer *p, srd_send *s, int err,
 
 void srd_tx_fail_all(srd_ep *ep, srd_peer *p, int err, int pending_too,
                      srd_tstamp now) {
-  uint32_t i;
+  uint32_t i, base = p->msg_floor;
 
-  /* ACTIVE messages first, so that the completions keep message order. */
+  /* ACTIVE messages first, so that the completions keep message order.
+     Failing one moves the floor, so count from where it was. */
   for (i = 0; i < ep->settings.msg_window; ++i) {
-    uint32_t id = p->msg_floor + i;
+    uint32_t id = base + i;
     uint32_t ref = p->tx_msgs[id & msg_mask(ep)];
     if (ref) {
       srd_tx_msg_fail(ep, p, &ep->sends[ref - 1], err, now);
@@ -75,27 +79,38 @@ void srd_tx_fail_all(srd_ep *ep, srd_peer *p, int err, int pending_too,
       srd_tx_msg_fail(ep, p, &ep->sends[p->sq_head], err, now);
     }
   }
-  p->retx_head = p->retx_len = 0;
+  p->lost.head = p->lost.len = 0;
+  p->parked.head = p->parked.len = 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Losses                                                                   */
 
-static void retx_push(srd_ep *ep, srd_peer *p, const srd_rtb_ent *e,
-                      uint16_t lost_path) {
+static void retx_push(srd_retxq *q, const srd_rtb_ent *e, uint16_t lost_path,
+                      uint8_t tries) {
   srd_retx *r;
+  uint32_t i;
 
-  /* Every queued fragment left flight without being resent, and no new
-     data goes out while the queue is not empty, so the queue never holds
-     more than the ring's size. */
-  assert(p->retx_len < ep->settings.pkt_window);
-  r = &p->retx[(p->retx_head + p->retx_len) & (ep->settings.pkt_window - 1)];
-  ++p->retx_len;
+  /* Lost fragments: each left flight unsent since, and nothing new goes
+     out while any waits, so at most the ring's size.  Refused ones: what
+     the ring held plus one message's fragments (no new message starts
+     while any waits).  The rings are sized so. */
+  assert(q->len < q->cap);
+  i = q->head + q->len;
+  r = &q->q[i >= q->cap ? i - q->cap : i];
+  ++q->len;
   r->slot = e->slot;
   r->msg_id = e->msg_id;
   r->frag = e->frag;
   r->lost_path = lost_path;
-  r->tx_count = e->tx_count;
+  r->tries = tries;
+}
+
+static void retxq_pop(srd_retxq *q) {
+  if (++q->head == q->cap) {
+    q->head = 0;
+  }
+  --q->len;
 }
 
 /* live_send returns the message of |e| if it is still in flight. */
@@ -126,7 +141,8 @@ static void declare_lost(srd_ep *ep, srd_peer *p, srd_rtb_ent *e, int timeout,
     base = 2 * (p->rtt.srtt ? p->rtt.srtt : ep->settings.rto_min);
   }
   srd_ep_log(ep, now, SRD_LOG_LOSS, p->id, e->path, e->seq, timeout != 0);
-  until = srd_pathset_on_loss(&p->paths, e->path, now, base);
+  until = srd_pathset_on_loss(&p->paths, e->path, now, base,
+                              2 * ep->settings.rto_max);
   if (until > now) {
     srd_ep_log(ep, now, SRD_LOG_PATH_AVOID, p->id, e->path, until,
                timeout ? SRD_AVOID_TIMEOUT : SRD_AVOID_LOSS);
@@ -136,10 +152,16 @@ static void declare_lost(srd_ep *ep, srd_peer *p, srd_rtb_ent *e, int timeout,
     return;
   }
   if (e->tx_count > ep->settings.max_retries) {
-    srd_tx_msg_fail(ep, p, s, SRD_ERR_PEER_UNRESPONSIVE, now);
-    return;
+    /* Losses of this message that later proved spurious (the packet was
+       acknowledged or refused after all) are not held against it. */
+    if (s->refunds == 0) {
+      srd_tx_msg_fail(ep, p, s, SRD_ERR_PEER_UNRESPONSIVE, now);
+      return;
+    }
+    --s->refunds;
+    e->tx_count = (uint8_t)ep->settings.max_retries;
   }
-  retx_push(ep, p, e, e->path);
+  retx_push(&p->lost, e, e->path, e->tx_count);
 }
 
 static int congested(const srd_peer *p) {
@@ -242,6 +264,15 @@ static void on_rto(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   p->ccs.inflight = rtb->inflight_bytes;
   p->cc.ops->on_timeout(&p->cc, &p->ccs, p->rto_backoff, congested(p), now);
   srd_ep_log(ep, now, SRD_LOG_CC, p->id, -1, p->ccs.cwnd, 4);
+  /* So many timeouts in a row with not a packet heard from the peer: it
+     is unresponsive (EFA's "Remote Unresponsive" for an address handle),
+     and every send to it ends now rather than one packet budget at a
+     time.  A later send tries afresh. */
+  if (++p->silent_rtos > ep->settings.max_retries) {
+    srd_tx_fail_all(ep, p, SRD_ERR_PEER_UNRESPONSIVE, 1, now);
+    p->silent_rtos = 0;
+    p->rto_backoff = 0;
+  }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -258,6 +289,21 @@ static void frag_acked(srd_ep *ep, srd_peer *p, const srd_rtb_ent *e,
   if (++s->n_acked == s->n_frags) {
     finish(ep, p, s);
     complete(ep, p, s, 0, now);
+  }
+}
+
+/* spurious handles a packet declared lost that reached the receiver
+   after all (acknowledged or refused): the path's reordering window grows
+   and the message gets the retry back. */
+static void spurious(srd_ep *ep, srd_peer *p, const srd_rtb_ent *e,
+                     srd_tstamp now) {
+  srd_send *s = live_send(ep, p, e->slot, e->msg_id);
+
+  ++ep->stats.spurious_losses;
+  srd_ep_log(ep, now, SRD_LOG_SPURIOUS, p->id, e->path, e->seq, 0);
+  srd_pathset_on_spurious(&p->paths, e->path);
+  if (s != NULL) {
+    ++s->refunds;
   }
 }
 
@@ -293,9 +339,7 @@ static void ack_range(srd_ep *ep, srd_peer *p, uint32_t lo, uint32_t hi,
       } else if (e->state == SRD_RTB_LOST) {
         /* Declared lost, but it arrived: reordering, not loss. */
         e->state = SRD_RTB_ACKED;
-        ++ep->stats.spurious_losses;
-        srd_ep_log(ep, now, SRD_LOG_SPURIOUS, p->id, e->path, e->seq, 0);
-        srd_pathset_on_spurious(&p->paths, e->path);
+        spurious(ep, p, e, now);
         frag_acked(ep, p, e, now);
       }
     }
@@ -312,8 +356,14 @@ static void on_rnr(srd_ep *ep, srd_peer *p, srd_send *s, srd_rtb_ent *e,
   if (e != NULL && e->state == SRD_RTB_INFLIGHT && s != NULL) {
     srd_rtb_leave_flight(&p->rtb, e, SRD_RTB_NACKED);
     if (!srd_bit_test(s->acked, e->frag)) {
-      retx_push(ep, p, e, NO_PATH);
+      /* The refusal proves the packet got through: the count of
+         unanswered tries starts over. */
+      retx_push(&p->parked, e, NO_PATH, 0);
     }
+  } else if (e != NULL && e->state == SRD_RTB_LOST) {
+    /* Refused, not lost: it is queued again already. */
+    e->state = SRD_RTB_NACKED;
+    spurious(ep, p, e, now);
   }
   if (now >= p->rnr_until) {
     /* A new backoff epoch: random exponential backoff, as EFA's provider
@@ -334,7 +384,8 @@ static void on_rnr(srd_ep *ep, srd_peer *p, srd_send *s, srd_rtb_ent *e,
   }
   if (s != NULL && s->rnr_epoch != p->rnr_epoch) {
     s->rnr_epoch = p->rnr_epoch;
-    if (++s->rnr_count > ep->settings.rnr_retries) {
+    if (ep->settings.rnr_retries != UINT32_MAX &&
+        ++s->rnr_count > ep->settings.rnr_retries) {
       srd_tx_msg_fail(ep, p, s, SRD_ERR_RNR, now);
     }
   }
@@ -365,8 +416,8 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now) {
   srd_duration latest = 0;
   srd_cc_ack ca;
 
-  if (!srd_seq_lt(a->largest, rtb->next) ||
-      rtb->next - a->largest > (1u << 30)) {
+  if (!a->empty && (!srd_seq_lt(a->largest, rtb->next) ||
+                    rtb->next - a->largest > (1u << 30))) {
     srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_ACK, SRD_PKT_ACK);
     return SRD_ERR_PROTO;
   }
@@ -374,16 +425,18 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now) {
   p->echo_cookie = 0;
   p->responsive = 1;
 
-  hi = a->largest;
-  lo = hi - a->first_range;
-  ack_range(ep, p, lo, hi, &bytes, &pkts, now);
-  for (i = 0; i < a->n_ranges; ++i) {
-    hi = lo - a->ranges[i].gap - 1;
-    lo = hi - (a->ranges[i].len - 1u);
-    if (srd_seq_lt(hi, rtb->head) || srd_seq_gt(hi, a->largest)) {
-      break; /* below the ring (or wrapped past it): nothing more */
-    }
+  if (!a->empty) {
+    hi = a->largest;
+    lo = hi - a->first_range;
     ack_range(ep, p, lo, hi, &bytes, &pkts, now);
+    for (i = 0; i < a->n_ranges; ++i) {
+      hi = lo - a->ranges[i].gap - 1;
+      lo = hi - (a->ranges[i].len - 1u);
+      if (srd_seq_lt(hi, rtb->head) || srd_seq_gt(hi, a->largest)) {
+        break; /* below the ring (or wrapped past it): nothing more */
+      }
+      ack_range(ep, p, lo, hi, &bytes, &pkts, now);
+    }
   }
 
   for (i = 0; i < a->n_echo; ++i) {
@@ -410,7 +463,8 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now) {
     on_nack(ep, p, &a->nack[i], now);
   }
 
-  if (pkts > 0) {
+  /* Data acknowledged or refused arrived: the timer backs off no more. */
+  if (pkts > 0 || a->n_nack > 0) {
     p->rto_backoff = 0;
     if (now >= p->rnr_until) {
       p->rnr_exp = 0;
@@ -501,25 +555,36 @@ static srd_send *sq_front(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   return NULL;
 }
 
-/* retx_front drops stale entries and returns the first live one. */
-static srd_retx *retx_front(srd_ep *ep, srd_peer *p) {
-  while (p->retx_len > 0) {
-    srd_retx *r = &p->retx[p->retx_head];
+/* retx_front drops stale entries of |q| and returns the first live one. */
+static srd_retx *retx_front(srd_ep *ep, srd_peer *p, srd_retxq *q) {
+  while (q->len > 0) {
+    srd_retx *r = &q->q[q->head];
     srd_send *s = live_send(ep, p, r->slot, r->msg_id);
     if (s != NULL && !srd_bit_test(s->acked, r->frag)) {
       return r;
     }
-    p->retx_head = (p->retx_head + 1) & (ep->settings.pkt_window - 1);
-    --p->retx_len;
+    retxq_pop(q);
   }
   return NULL;
+}
+
+/* sending returns the message whose fragments are being sent, if it has
+   unsent ones. */
+static srd_send *sending(srd_ep *ep, const srd_peer *p) {
+  srd_send *s;
+
+  if (p->sq_head == SRD_NIL) {
+    return NULL;
+  }
+  s = &ep->sends[p->sq_head];
+  return s->state == SRD_SEND_ACTIVE ? s : NULL;
 }
 
 /* has_data says whether a fragment is waiting (without starting one). */
 static int has_data(const srd_ep *ep, const srd_peer *p) {
   const srd_send *s;
 
-  if (p->retx_len > 0) {
+  if (p->lost.len > 0 || p->parked.len > 0) {
     return 1;
   }
   if (p->sq_head == SRD_NIL) {
@@ -629,6 +694,9 @@ static srd_ssize write_ctl(srd_ep *ep, srd_peer *p, srd_path *path,
     hs_params(ep, &hs);
     n = srd_pkt_encode_hs(buf, cap, SRD_PKT_HS_REQ, &c, &hs);
     p->want_req = 0;
+    if (p->hs_tries == 0) {
+      p->hs_sent_ts = now;
+    }
     /* Handshake retries back off like the RTO, from rto_initial. */
     p->hs_deadline =
         now + srd_min(ep->settings.rto_initial << srd_min(p->hs_tries, 20u),
@@ -670,8 +738,7 @@ static srd_ssize write_ack(srd_ep *ep, srd_peer *p, srd_path *path,
   if (cap < SRD_PKT_ACK_MAX_LEN) {
     return SRD_ERR_NOBUF;
   }
-  pidx = (uint16_t)srd_pathset_pick(&p->paths, &p->paths.ctl_cursor, now,
-                                    UINT32_MAX);
+  pidx = p->ack_path;
   common(ep, p, &c, p->peer_conn, pidx);
   srd_acktr_build(&p->acktr, &a, now);
   n = srd_pkt_encode_ack(buf, cap, &c, &a);
@@ -689,6 +756,7 @@ static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
                 (contiguous ? p->frag_size : 0);
   srd_pkt_common c;
   srd_pkt_data d;
+  srd_retxq *q;
   srd_retx *r;
   srd_send *s;
   srd_rtb_ent *e;
@@ -704,18 +772,27 @@ static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
   if (!ring_open(p)) {
     return 0;
   }
-  r = retx_front(ep, p);
+  /* What goes next: a lost fragment; else the rest of the message being
+     sent; else a refused fragment; else a new message. */
+  q = &p->lost;
+  r = retx_front(ep, p, q);
+  s = r == NULL ? sending(ep, p) : NULL;
+  if (r == NULL && s == NULL) {
+    q = &p->parked;
+    r = retx_front(ep, p, q);
+  }
   if (r != NULL) {
     s = &ep->sends[r->slot];
     frag = r->frag;
-    tx_count = (uint8_t)(r->tx_count + (r->lost_path != NO_PATH));
+    tx_count = (uint8_t)(r->tries + 1);
     if (r->lost_path != NO_PATH) {
       exclude = r->lost_path;
     }
-    p->retx_head = (p->retx_head + 1) & (ep->settings.pkt_window - 1);
-    --p->retx_len;
+    retxq_pop(q);
   } else {
-    s = sq_front(ep, p, now);
+    if (s == NULL) {
+      s = sq_front(ep, p, now);
+    }
     if (s == NULL) {
       return 0;
     }
@@ -727,7 +804,9 @@ static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
   }
   offset = frag * p->frag_size;
   plen = srd_min(p->frag_size, s->len - offset);
-  pidx = (uint16_t)srd_pathset_pick(&p->paths, &p->paths.cursor, now, exclude);
+  pidx = (uint16_t)(r != NULL ? srd_pathset_pick_retx(&p->paths, now, exclude)
+                              : srd_pathset_pick(&p->paths, &p->paths.cursor,
+                                                 now, UINT32_MAX));
 
   common(ep, p, &c, p->peer_conn, pidx);
   if (p->echo_cookie) {
@@ -762,7 +841,7 @@ static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
   p->paths.p[pidx].bytes_sent += hdrlen + plen;
   ++p->pkts_sent;
   ++ep->stats.data_pkts_out;
-  if (tx_count > 1 || r != NULL) {
+  if (r != NULL) {
     ++p->paths.p[pidx].retransmits;
     ++p->retransmits;
     ++ep->stats.retransmits;
@@ -808,7 +887,8 @@ void srd_tx_session_reset(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   srd_tx_fail_all(ep, p, SRD_ERR_PEER_RESET, 0, now);
   srd_rtb_reset(&p->rtb, srd_pcg_u32(&ep->pcg));
   memset(p->tx_msgs, 0, ep->settings.msg_window * sizeof(uint32_t));
-  p->retx_head = p->retx_len = 0;
+  p->lost.head = p->lost.len = 0;
+  p->parked.head = p->parked.len = 0;
   for (i = 0; i < p->paths.n; ++i) {
     p->paths.p[i].rack_xmit_ts = 0;
     p->paths.p[i].rack_rtt = 0;
@@ -818,6 +898,7 @@ void srd_tx_session_reset(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   p->rack_max_valid = 0;
   p->loss_time = SRD_TSTAMP_NONE;
   p->rto_backoff = 0;
+  p->silent_rtos = 0;
   p->rnr_until = 0;
   p->rnr_exp = 0;
   p->want_sync = 0;

@@ -169,8 +169,8 @@ static double run(bench *bn, uint64_t count, uint32_t inflight) {
   t0 = now_s();
   while (done < count) {
     while (posted < count && posted - done < inflight) {
-      int rv = srd_ep_post_send(bn->a, bn->pa, bn->sendbuf, bn->size, NULL,
-                                bn->now);
+      int rv =
+          srd_ep_post_send(bn->a, bn->pa, bn->sendbuf, bn->size, NULL, bn->now);
       if (rv != 0) {
         die("srd_ep_post_send", rv);
       }

@@ -94,8 +94,8 @@ size_t tpair_collect(tpair *tp) {
     for (;;) {
       tpkt *p = push(tp);
       srd_path path;
-      srd_ssize n = srd_ep_write_pkt(tp->ep[i], &path, p->data,
-                                     sizeof(p->data), tp->now);
+      srd_ssize n =
+          srd_ep_write_pkt(tp->ep[i], &path, p->data, sizeof(p->data), tp->now);
       assert_true(n >= 0);
       if (n == 0) {
         --tp->n;

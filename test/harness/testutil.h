@@ -49,9 +49,9 @@ uint64_t tu_rand(uint64_t *s);
 typedef struct tpkt {
   uint8_t data[70000];
   size_t len;
-  int from;       /* 0 = A, 1 = B */
-  uint16_t path;  /* the path the sender chose */
-  uint8_t type;   /* data[1]: the packet type */
+  int from;      /* 0 = A, 1 = B */
+  uint16_t path; /* the path the sender chose */
+  uint8_t type;  /* data[1]: the packet type */
 } tpkt;
 
 /* tpair_filter decides the fate of each packet: return TP_DELIVER,
@@ -65,12 +65,12 @@ typedef struct tpair {
   srd_ep *ep[2];
   srd_peer_id peer[2]; /* ep[i]'s id for the other endpoint */
   srd_tstamp now;
-  srd_duration delay;  /* one-way delay applied by tpair_run */
-  tpkt *q;             /* written, not yet delivered */
+  srd_duration delay; /* one-way delay applied by tpair_run */
+  tpkt *q;            /* written, not yet delivered */
   size_t n, cap;
   tpair_filter filter;
   void *filter_arg;
-  uint64_t n_seen;     /* packets passed to the filter so far */
+  uint64_t n_seen; /* packets passed to the filter so far */
   uint64_t dropped;
 } tpair;
 

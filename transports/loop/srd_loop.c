@@ -264,6 +264,7 @@ typedef struct mrec {
   uint32_t msg_id;
   int status;    /* send completion status */
   int completed; /* send completed */
+  int started;   /* its packets left: msg_id is valid */
   uint32_t deliveries;
 } mrec;
 
@@ -412,11 +413,19 @@ static int poll(run *r) {
       m->completed = 1;
       m->status = cq[i].status;
       m->msg_id = cq[i].msg_id;
+      m->started = (cq[i].flags & SRD_CQE_F_STARTED) != 0;
       if (cq[i].status == 0) {
         ++r->res->completed_ok;
       } else {
         int code = -cq[i].status - 200;
-        ++r->res->completed_err;
+        srd_tstamp from =
+            m->post_ts > r->cfg->dead_from ? m->post_ts : r->cfg->dead_from;
+        if (r->res->completed_err++ == 0) {
+          r->res->first_err = cq[i].ts;
+        }
+        if (cq[i].ts > from && cq[i].ts - from > r->res->max_err_wait) {
+          r->res->max_err_wait = cq[i].ts - from;
+        }
         if (code >= 0 && code < 32) {
           ++r->res->errors_by_code[code];
         }
@@ -479,11 +488,8 @@ static int join(run *r) {
     return SRD_ERR_NOMEM;
   }
   for (i = 0; i < n; ++i) {
-    if (r->msgs[i].completed &&
-        (r->msgs[i].status == 0 ||
-         r->msgs[i].status == SRD_ERR_PEER_UNRESPONSIVE ||
-         r->msgs[i].status == SRD_ERR_RNR ||
-         r->msgs[i].status == SRD_ERR_REMOTE_TRUNCATED)) {
+    /* Only a started message can have been delivered. */
+    if (r->msgs[i].completed && r->msgs[i].started) {
       byid[nb++] = &r->msgs[i];
     }
   }

@@ -84,6 +84,10 @@ typedef struct srd_loop_result {
   uint64_t ok_not_delivered;     /* send success, never delivered */
   uint64_t retransmits;
   uint64_t bytes_delivered;
+  srd_tstamp first_err; /* first error completion, 0 if none */
+  /* max_err_wait: the longest a failed send took to fail, counted from
+     when it was posted or the wire died, whichever was later. */
+  srd_duration max_err_wait;
   srd_tstamp start; /* first post */
   srd_tstamp end;   /* last completion */
   srd_tstamp last_delivery;

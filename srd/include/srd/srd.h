@@ -242,7 +242,8 @@ typedef struct srd_settings {
      attempts are made before SRD_ERR_PEER_UNREACHABLE (default 16). */
   uint32_t max_retries;
   /* rnr_retries is how many "receiver not ready" answers one message
-     takes before it fails with SRD_ERR_RNR (default 32). */
+     takes before it fails with SRD_ERR_RNR (default 32); UINT32_MAX
+     retries forever (EFA's rnr_retry 7). */
   uint32_t rnr_retries;
   /* rnr_backoff_min and rnr_backoff_max bound the random exponential
      backoff after an RNR (defaults 10 us and 10 ms). */
@@ -373,6 +374,11 @@ SRD_EXTERN int srd_ep_post_recv(srd_ep *ep, void *buf, size_t cap,
 /* srd_op says which operation a completion is for. */
 typedef enum srd_op { SRD_OP_SEND = 1, SRD_OP_RECV = 2 } srd_op;
 
+/* SRD_CQE_F_STARTED (sends): the message got its id and packets of it
+   left, so even a failed send may have been delivered (at most once).
+   Without it a failed send was never seen by the peer. */
+#define SRD_CQE_F_STARTED 0x1u
+
 /* srd_cqe is a completion. */
 typedef struct srd_cqe {
   /* op is SRD_OP_SEND or SRD_OP_RECV. */
@@ -381,8 +387,11 @@ typedef struct srd_cqe {
   int status;
   /* peer is the peer the message went to or came from. */
   srd_peer_id peer;
-  /* msg_id is the message's per-peer sequence number. */
+  /* msg_id is the message's per-peer sequence number; for a send, valid
+     only with SRD_CQE_F_STARTED. */
   uint32_t msg_id;
+  /* flags: SRD_CQE_F_* */
+  uint32_t flags;
   /* buf is the buffer given when the operation was posted. */
   void *buf;
   /* len is the message length. */
