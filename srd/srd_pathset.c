@@ -85,7 +85,7 @@ uint32_t srd_pathset_pick_retx(srd_pathset *ps, srd_tstamp now,
 
   if (ps->steering && ps->n > 1) {
     for (i = 0; i < ps->n; ++i) {
-      idx = ps->order[(ps->cursor + i) % ps->n];
+      idx = next_in_order(ps, &ps->cursor);
       if (idx != exclude && ps->p[idx].avoid_until <= now &&
           ps->p[idx].loss_streak == 0) {
         return idx;
@@ -104,6 +104,12 @@ int srd_pathset_on_sample(srd_pathset *ps, uint32_t i, srd_duration sample,
   if (p->rtt.samples == 0) {
     ++ps->n_sampled;
     p->recent = sample;
+  } else if (p->avoid_until != 0 && p->avoid_until <= now) {
+    /* Back from avoidance: judge it on fresh evidence.  Averaged with the
+       stale delay that got it avoided, one probe would barely move it and
+       the path would be avoided again and again. */
+    p->recent = sample;
+    p->avoid_until = 0;
   } else {
     p->recent = (3 * p->recent + sample) / 4;
   }
@@ -144,12 +150,18 @@ void srd_pathset_on_ack(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
   p->loss_streak = 0;
 }
 
-srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp now,
-                               srd_duration base, srd_duration cap) {
+srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
+                               srd_tstamp now, srd_duration base,
+                               srd_duration cap) {
   srd_pathinfo *p = &ps->p[i];
   uint32_t shift;
 
   ++p->lost;
+  if (p->loss_streak > 0 && tx_ts < p->last_loss_at) {
+    /* Sent before the last loss was found: the same episode. */
+    return ps->steering && ps->n > 1 ? p->avoid_until : 0;
+  }
+  p->last_loss_at = now;
   if (p->loss_streak < UINT32_MAX) {
     ++p->loss_streak;
   }

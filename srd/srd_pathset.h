@@ -51,8 +51,11 @@ typedef struct srd_pathinfo {
   uint64_t bytes_sent;
   /* avoid_until: the path is skipped while now < avoid_until. */
   srd_tstamp avoid_until;
-  /* loss_streak counts losses since the path's last acknowledgement. */
+  /* loss_streak counts failed probes: losses of packets sent after the
+     path's previous loss was found, with no acknowledgement between. */
   uint32_t loss_streak;
+  /* last_loss_at is when the path's latest loss was found. */
+  srd_tstamp last_loss_at;
   /* hot: recent delay is above base RTT + target (counted in n_hot). */
   int hot;
   /* RACK state: the latest (send time, packet number) among acknowledged
@@ -126,11 +129,15 @@ static inline int srd_pathset_rack_older(const srd_pathset *ps, uint32_t i,
           (tx_ts == p->rack_xmit_ts && (int32_t)(seq - p->rack_seq) < 0));
 }
 
-/* srd_pathset_on_loss records a loss on path |i| and, with steering,
-   avoids it for |base| << min(streak - 1, 10), at most |cap|.  Returns the
-   time until which it is avoided (0 without steering). */
-srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp now,
-                               srd_duration base, srd_duration cap);
+/* srd_pathset_on_loss records the loss of a packet sent at |tx_ts| on
+   path |i| and, with steering, avoids the path for |base| << min(streak -
+   1, 10), at most |cap|.  Losses of packets sent before the path's
+   previous loss was found belong to that loss: they neither lengthen the
+   streak nor the avoidance.  Returns the time until which the path is
+   avoided (0 without steering). */
+srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
+                               srd_tstamp now, srd_duration base,
+                               srd_duration cap);
 
 /* srd_pathset_on_spurious widens path |i|'s reordering window after a
    packet declared lost was acknowledged (RFC 8985 6.2.3). */

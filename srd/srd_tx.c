@@ -141,7 +141,7 @@ static void declare_lost(srd_ep *ep, srd_peer *p, srd_rtb_ent *e, int timeout,
     base = 2 * (p->rtt.srtt ? p->rtt.srtt : ep->settings.rto_min);
   }
   srd_ep_log(ep, now, SRD_LOG_LOSS, p->id, e->path, e->seq, timeout != 0);
-  until = srd_pathset_on_loss(&p->paths, e->path, now, base,
+  until = srd_pathset_on_loss(&p->paths, e->path, e->tx_ts, now, base,
                               2 * ep->settings.rto_max);
   if (until > now) {
     srd_ep_log(ep, now, SRD_LOG_PATH_AVOID, p->id, e->path, until,
