@@ -80,6 +80,8 @@ LIBSO := $(OUT)/lib/libsrd.so.$(VERSION)
 
 TOOLS := srd-loopback srd-bench
 TOOL_BINS := $(TOOLS:%=$(OUT)/bin/%)
+EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
+EXAMPLE_BINS := $(EXAMPLES:%=$(OUT)/bin/example-%)
 
 TEST_SRCS := $(sort $(wildcard test/srd/test_*.c))
 TEST_BINS := $(TEST_SRCS:test/srd/%.c=$(OUT)/test/%)
@@ -97,7 +99,7 @@ FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 all: lib tools tests
 
 lib: $(LIBA) $(LIBSO) $(OUT)/lib/srd.pc
-tools: $(TOOL_BINS)
+tools: $(TOOL_BINS) $(EXAMPLE_BINS)
 tests: $(TEST_BINS) $(FUZZ_REPLAY_BINS)
 
 help:
@@ -148,6 +150,12 @@ $(OUT)/bin/%: $(OUT)/obj/tools/%.o $(LOOP_OBJS) $(LIBA)
 	$(call say,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ -lm
+
+# Examples link only the public API (the shared library's view).
+$(OUT)/bin/example-%: examples/%.c $(LIBA)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS_COMMON) -Isrd/include $(LDFLAGS_APP) -o $@ $< $(LIBA)
 
 # ---------------------------------------------------------------------------
 # Tests

@@ -42,6 +42,10 @@ for t in "$OUT"/test/replay_*; do
   name=$(basename "$t"); target=${name#replay_}
   run "$name" "$t" "test/fuzz/corpus/$target"
 done
+for t in "$OUT"/bin/example-*; do
+  [ -x "$t" ] || continue
+  run "$(basename "$t")" "$t"
+done
 for t in test/tools/test_*.sh; do
   [ -x "$t" ] || continue
   run "$(basename "$t" .sh)" env OUT="$OUT" "$t"
