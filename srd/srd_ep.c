@@ -123,7 +123,9 @@ int srd_ep_new(srd_ep **pep, const srd_settings *settings, const srd_mem *mem) {
     srd_ep_del(ep);
     return SRD_ERR_NOMEM;
   }
-  if (srd_pq_init(&ep->timers, settings->max_peers, mem) != 0) {
+  if (srd_pq_init(&ep->timers, settings->max_peers, mem) != 0 ||
+      (ep->dirty = xcalloc(ep, settings->max_peers, sizeof(uint32_t))) ==
+          NULL) {
     srd_ep_del(ep);
     return SRD_ERR_NOMEM;
   }
@@ -189,6 +191,7 @@ void srd_ep_del(srd_ep *ep) {
     xfree(ep, ep->sends[0].acked);
   }
   srd_pq_fini(&ep->timers);
+  xfree(ep, ep->dirty);
   xfree(ep, ep->peers);
   xfree(ep, ep->sends);
   xfree(ep, ep->recvs);
@@ -355,6 +358,14 @@ int srd_ep_remove_peer(srd_ep *ep, srd_peer_id id, srd_tstamp now) {
       ep->peers[p->ready_next]->ready_prev = p->ready_prev;
     } else {
       ep->ready_tail = p->ready_prev;
+    }
+  }
+  /* The id may be reused at once: take it off the dirty list. */
+  for (i = 0; i < ep->n_dirty;) {
+    if (ep->dirty[i] == id) {
+      ep->dirty[i] = ep->dirty[--ep->n_dirty];
+    } else {
+      ++i;
     }
   }
   ep->peers[id] = NULL;
@@ -707,17 +718,41 @@ static void ready_pop_head(srd_ep *ep) {
 }
 
 void srd_ep_update_timer(srd_ep *ep, srd_peer *p, srd_tstamp now) {
-  srd_tstamp t = srd_tx_deadline(ep, p, now);
-
-  if (t == SRD_TSTAMP_NONE) {
-    srd_pq_remove(&ep->timers, &p->timer);
-  } else {
-    srd_pq_update(&ep->timers, &p->timer, t);
+  if (now > ep->last_now) {
+    ep->last_now = now;
+  }
+  if (!p->timer_dirty) {
+    p->timer_dirty = 1;
+    ep->dirty[ep->n_dirty++] = p->id;
   }
 }
 
-srd_tstamp srd_ep_get_expiry(const srd_ep *ep) {
-  const srd_pq_entry *e = srd_pq_top(&ep->timers);
+/* flush_timers recomputes the deadlines of the peers that changed. */
+static void flush_timers(srd_ep *ep) {
+  uint32_t i;
+
+  for (i = 0; i < ep->n_dirty; ++i) {
+    srd_peer *p = ep->peers[ep->dirty[i]];
+    srd_tstamp t;
+    if (p == NULL || !p->timer_dirty) {
+      continue;
+    }
+    p->timer_dirty = 0;
+    t = srd_tx_deadline(ep, p, ep->last_now);
+    if (t == SRD_TSTAMP_NONE) {
+      srd_pq_remove(&ep->timers, &p->timer);
+    } else {
+      srd_pq_update(&ep->timers, &p->timer, t);
+    }
+  }
+  ep->n_dirty = 0;
+}
+
+srd_tstamp srd_ep_get_expiry(srd_ep *ep) {
+  const srd_pq_entry *e;
+
+  flush_timers(ep);
+  e = srd_pq_top(&ep->timers);
   return e ? e->key : SRD_TSTAMP_NONE;
 }
 
@@ -725,6 +760,10 @@ void srd_ep_handle_expiry(srd_ep *ep, srd_tstamp now) {
   srd_pq_entry *e;
   uint32_t guard = ep->settings.max_peers;
 
+  if (now > ep->last_now) {
+    ep->last_now = now;
+  }
+  flush_timers(ep);
   /* Each expired peer runs once per call; its new deadline is later. */
   while ((e = srd_pq_top(&ep->timers)) != NULL && e->key <= now &&
          guard-- > 0) {
@@ -734,6 +773,7 @@ void srd_ep_handle_expiry(srd_ep *ep, srd_tstamp now) {
     srd_ep_ready(ep, p);
     srd_ep_update_timer(ep, p, now);
   }
+  flush_timers(ep);
 }
 
 /* write_next lets the peers at the head of the ready line write, in
@@ -750,11 +790,10 @@ static srd_ssize write_next(srd_ep *ep, srd_path *path, uint8_t *hdr,
       return n;
     }
     if (n > 0) {
-      /* Round-robin: the peer goes to the back of the line. */
+      /* Round-robin: the peer goes to the back of the line; if it has
+         nothing more, it leaves the line when its turn comes. */
       ready_pop_head(ep);
-      if (srd_tx_has_work(ep, p, now)) {
-        srd_ep_ready(ep, p);
-      }
+      srd_ep_ready(ep, p);
       srd_ep_update_timer(ep, p, now);
       ++ep->stats.pkts_out;
       ep->stats.bytes_out += (uint64_t)n + payload->len;

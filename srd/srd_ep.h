@@ -179,6 +179,7 @@ typedef struct srd_peer {
 
   /* Scheduling. */
   srd_pq_entry timer;
+  int timer_dirty; /* the deadline needs recomputing (on the dirty list) */
   uint32_t ready_next;
   uint32_t ready_prev;
   int in_ready;
@@ -235,6 +236,11 @@ struct srd_ep {
   uint32_t cq_len;
 
   srd_pq timers;
+  /* Peers whose deadline changed; recomputed in one go when the driver
+     next asks for the expiry, rather than after every packet. */
+  uint32_t *dirty;
+  uint32_t n_dirty;
+  srd_tstamp last_now; /* the latest time the endpoint was given */
   uint32_t ready_head;
   uint32_t ready_tail;
 
@@ -295,7 +301,6 @@ srd_duration srd_ep_rto(const srd_ep *ep, const srd_peer *p);
 srd_ssize srd_tx_write(srd_ep *ep, srd_peer *p, srd_path *path, uint8_t *buf,
                        size_t cap, srd_iovec *payload, int contiguous,
                        srd_tstamp now);
-int srd_tx_has_work(const srd_ep *ep, const srd_peer *p, srd_tstamp now);
 srd_tstamp srd_tx_deadline(const srd_ep *ep, const srd_peer *p, srd_tstamp now);
 void srd_tx_on_timer(srd_ep *ep, srd_peer *p, srd_tstamp now);
 int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now);

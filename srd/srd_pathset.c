@@ -74,8 +74,17 @@ uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
       best = idx;
     }
   }
-  /* Every other path is avoided: take the one that recovers first. */
-  assert(best != UINT32_MAX);
+  /* Every other path is avoided (or a reshuffle during the walk showed
+     us only |exclude|): take the one that recovers first. */
+  if (best == UINT32_MAX) {
+    for (idx = 0; idx < ps->n; ++idx) {
+      if (idx != exclude &&
+          (best == UINT32_MAX ||
+           ps->p[idx].avoid_until < ps->p[best].avoid_until)) {
+        best = idx;
+      }
+    }
+  }
   return best;
 }
 

@@ -205,7 +205,7 @@ static srd_rctx *new_ctx(srd_ep *ep, srd_peer *p, const srd_pkt_data *d,
   uint32_t n_frags = d->msg_len ? (d->msg_len + fs - 1) / fs : 1;
   uint32_t chunks = d->msg_len ? n_frags : 0;
   int can_buffer = !p->ps.ordered || d->msg_id == p->rx_next;
-  uint32_t cidx;
+  uint32_t cidx, w;
   srd_rctx *c;
 
   if (can_buffer && ep->posted_head != SRD_NIL) {
@@ -262,7 +262,9 @@ static srd_rctx *new_ctx(srd_ep *ep, srd_peer *p, const srd_pkt_data *d,
   c->n_recvd = 0;
   c->state = SRD_RCTX_ACTIVE;
   c->anyorder = 0;
-  memset(c->bits, 0, ((n_frags + 63) / 64) * sizeof(uint64_t));
+  for (w = 0; w < (n_frags + 63) / 64; ++w) {
+    c->bits[w] = 0;
+  }
   p->rx_ctx[d->msg_id & msg_mask(ep)] = cidx + 1;
   return c;
 }

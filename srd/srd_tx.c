@@ -523,7 +523,7 @@ void srd_tx_on_timer(srd_ep *ep, srd_peer *p, srd_tstamp now) {
 
 /* activate gives the PENDING message |s| the next message id. */
 static void activate(srd_ep *ep, srd_peer *p, srd_send *s) {
-  uint32_t slot = (uint32_t)(s - ep->sends);
+  uint32_t slot = (uint32_t)(s - ep->sends), w;
 
   s->msg_id = p->next_msg_id++;
   s->state = SRD_SEND_ACTIVE;
@@ -531,7 +531,9 @@ static void activate(srd_ep *ep, srd_peer *p, srd_send *s) {
   s->n_frags = s->len ? (s->len + p->frag_size - 1) / p->frag_size : 1;
   s->next_frag = 0;
   s->n_acked = 0;
-  memset(s->acked, 0, ((s->n_frags + 63) / 64) * sizeof(uint64_t));
+  for (w = 0; w < (s->n_frags + 63) / 64; ++w) {
+    s->acked[w] = 0;
+  }
 }
 
 /* sq_front returns the message whose next fragment goes out, starting
@@ -619,18 +621,6 @@ static int data_ready(const srd_ep *ep, const srd_peer *p, srd_tstamp now) {
          window_open(p, now) &&
          (!srd_rtb_full(&p->rtb) ||
           p->rtb.ents[p->rtb.head & p->rtb.mask].state != SRD_RTB_INFLIGHT);
-}
-
-int srd_tx_has_work(const srd_ep *ep, const srd_peer *p, srd_tstamp now) {
-  if (p->want_req || p->want_resp || p->want_confirm) {
-    return 1;
-  }
-  if (established(p) &&
-      (p->want_sync || srd_acktr_ack_due(&p->acktr, now, ep->settings.ack_freq,
-                                         ep->settings.ack_delay))) {
-    return 1;
-  }
-  return data_ready(ep, p, now);
 }
 
 srd_tstamp srd_tx_deadline(const srd_ep *ep, const srd_peer *p,

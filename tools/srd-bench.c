@@ -207,11 +207,12 @@ static double median(double *v, int n) {
 }
 
 int main(int argc, char **argv) {
-  int reps = 3, r, c;
+  int reps = 3, r, c, do_a = 1, do_b = 1;
   uint64_t small_count = 2000000, big_count = 2000;
   double rate[16], nspp[16], gbps[16], mcpy[16];
   static const struct option opts[] = {{"reps", required_argument, 0, 'r'},
                                        {"quick", no_argument, 0, 'q'},
+                                       {"only", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
 
@@ -228,17 +229,25 @@ int main(int argc, char **argv) {
       small_count = 200000;
       big_count = 200;
       break;
+    case 'o':
+      do_a = strcmp(optarg, "a") == 0;
+      do_b = strcmp(optarg, "b") == 0;
+      if (!do_a && !do_b) {
+        fprintf(stderr, "srd-bench: --only takes a or b\n");
+        return 2;
+      }
+      break;
     case 'h':
-      printf("usage: srd-bench [--reps N] [--quick]\n");
+      printf("usage: srd-bench [--reps N] [--quick] [--only a|b]\n");
       return 0;
     default:
-      fprintf(stderr, "usage: srd-bench [--reps N] [--quick]\n");
+      fprintf(stderr, "usage: srd-bench [--reps N] [--quick] [--only a|b]\n");
       return 2;
     }
   }
 
   printf("srd-bench: the engine alone, one core, median of %d runs\n", reps);
-  for (r = 0; r < reps; ++r) {
+  for (r = 0; r < reps && do_a; ++r) {
     bench bn;
     double t;
     setup(&bn, 64, 512, 1024);
@@ -249,7 +258,7 @@ int main(int argc, char **argv) {
     nspp[r] = t * 1e9 / (double)bn.data_pkts;
     teardown(&bn);
   }
-  for (r = 0; r < reps; ++r) {
+  for (r = 0; r < reps && do_b; ++r) {
     bench bn;
     double t, t0;
     uint64_t i;
@@ -266,12 +275,14 @@ int main(int argc, char **argv) {
     mcpy[r] = (double)big_count * (double)(1u << 20) / (now_s() - t0) / 1e9;
     teardown(&bn);
   }
-  {
+  if (do_a) {
     double mr = median(rate, reps), mn = median(nspp, reps);
-    double mg = median(gbps, reps), mm = median(mcpy, reps);
     printf("(a) 64 B messages:   %.2f M msg/s, %.1f ns per data packet "
            "(with its ACK share)   goal >= 10 M msg/s: %s\n",
            mr / 1e6, mn, mr >= 10e6 ? "met" : "NOT met");
+  }
+  if (do_b) {
+    double mg = median(gbps, reps), mm = median(mcpy, reps);
     printf("(b) 1 MiB messages:  %.2f GB/s payload vs memcpy %.2f GB/s "
            "= %.2f of memcpy   goal >= 0.8: %s\n",
            mg, mm, mg / mm, mg / mm >= 0.8 ? "met" : "NOT met");

@@ -463,7 +463,7 @@ SRD_EXTERN size_t srd_ep_max_pkt_size(const srd_ep *ep);
 
 /* srd_ep_get_expiry returns when srd_ep_handle_expiry() must next be
    called, or SRD_TSTAMP_NONE. */
-SRD_EXTERN srd_tstamp srd_ep_get_expiry(const srd_ep *ep);
+SRD_EXTERN srd_tstamp srd_ep_get_expiry(srd_ep *ep);
 
 /* srd_ep_handle_expiry runs the timers due at |now| (acknowledgement
    delay, loss detection, retransmission timeout, pacing, RNR backoff,
