@@ -146,7 +146,8 @@ static void swift_on_timeout(srd_cc *cc, srd_cc_stat *st, uint32_t consecutive,
                              int congested, srd_tstamp now) {
   ++cc->round_lost;
   if (consecutive >= SWIFT_RETX_RESET) {
-    st->cwnd = clamp_cwnd(st, (double)st->pkt_bytes);
+    /* Down to one packet, never up to it. */
+    st->cwnd = clamp_cwnd(st, (double)srd_min(st->cwnd, st->pkt_bytes));
     cc->last_decrease = now ? now : 1;
     cc->slow_start = 0;
     ++st->decreases;

@@ -42,62 +42,65 @@ void srd_pathset_init(srd_pathset *ps, uint32_t n, int steering, srd_pcg *pcg) {
   ps->ctl_cursor = srd_pcg_bounded(pcg, n);
 }
 
-/* next_in_order returns the next path of |cursor|'s walk through the
-   order; the data cursor starts a reshuffled cycle when it wraps. */
-static uint32_t next_in_order(srd_pathset *ps, uint32_t *cursor) {
+/* cycle_start reshuffles when |cursor| has gone through the whole order:
+   a new cycle.  Only the data cursor reshuffles; a pick then scans the
+   current order from the cursor without reshuffling, so that one scan
+   sees every path exactly once. */
+static void cycle_start(srd_pathset *ps, uint32_t *cursor) {
   if (*cursor >= ps->n) {
     if (cursor == &ps->cursor) {
       shuffle(ps);
     }
     *cursor = 0;
   }
-  return ps->order[(*cursor)++];
+}
+
+/* take moves |cursor| past position |pos| and returns the path there. */
+static uint32_t take(srd_pathset *ps, uint32_t *cursor, uint32_t pos) {
+  *cursor = pos + 1;
+  return ps->order[pos];
 }
 
 uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
                           uint32_t exclude) {
-  uint32_t i, idx, best = UINT32_MAX;
+  uint32_t i, pos, idx, best = UINT32_MAX, best_pos = 0;
 
   if (ps->n == 1) {
     return 0;
   }
+  cycle_start(ps, cursor);
   for (i = 0; i < ps->n; ++i) {
-    idx = next_in_order(ps, cursor);
+    pos = (*cursor + i) % ps->n;
+    idx = ps->order[pos];
     if (idx == exclude) {
       continue;
     }
     if (!ps->steering || ps->p[idx].avoid_until <= now) {
-      return idx;
+      return take(ps, cursor, pos);
     }
     if (best == UINT32_MAX ||
         ps->p[idx].avoid_until < ps->p[best].avoid_until) {
       best = idx;
+      best_pos = pos;
     }
   }
-  /* Every other path is avoided (or a reshuffle during the walk showed
-     us only |exclude|): take the one that recovers first. */
-  if (best == UINT32_MAX) {
-    for (idx = 0; idx < ps->n; ++idx) {
-      if (idx != exclude &&
-          (best == UINT32_MAX ||
-           ps->p[idx].avoid_until < ps->p[best].avoid_until)) {
-        best = idx;
-      }
-    }
-  }
-  return best;
+  /* Every other path is avoided: take the one that recovers first. */
+  assert(best != UINT32_MAX);
+  return take(ps, cursor, best_pos);
 }
 
 uint32_t srd_pathset_pick_retx(srd_pathset *ps, srd_tstamp now,
                                uint32_t exclude) {
-  uint32_t i, idx;
+  uint32_t i, pos, idx;
 
   if (ps->steering && ps->n > 1) {
+    cycle_start(ps, &ps->cursor);
     for (i = 0; i < ps->n; ++i) {
-      idx = next_in_order(ps, &ps->cursor);
+      pos = (ps->cursor + i) % ps->n;
+      idx = ps->order[pos];
       if (idx != exclude && ps->p[idx].avoid_until <= now &&
           ps->p[idx].loss_streak == 0) {
-        return idx;
+        return take(ps, &ps->cursor, pos);
       }
     }
   }

@@ -262,8 +262,11 @@ static srd_rctx *new_ctx(srd_ep *ep, srd_peer *p, const srd_pkt_data *d,
   c->n_recvd = 0;
   c->state = SRD_RCTX_ACTIVE;
   c->anyorder = 0;
-  for (w = 0; w < (n_frags + 63) / 64; ++w) {
-    c->bits[w] = 0;
+  w = (n_frags + 63) / 64;
+  if (w == 1) {
+    c->bits[0] = 0; /* the common case, without a call */
+  } else {
+    memset(c->bits, 0, w * sizeof(uint64_t));
   }
   p->rx_ctx[d->msg_id & msg_mask(ep)] = cidx + 1;
   return c;

@@ -531,8 +531,11 @@ static void activate(srd_ep *ep, srd_peer *p, srd_send *s) {
   s->n_frags = s->len ? (s->len + p->frag_size - 1) / p->frag_size : 1;
   s->next_frag = 0;
   s->n_acked = 0;
-  for (w = 0; w < (s->n_frags + 63) / 64; ++w) {
-    s->acked[w] = 0;
+  w = (s->n_frags + 63) / 64;
+  if (w == 1) {
+    s->acked[0] = 0; /* the common case, without a call */
+  } else {
+    memset(s->acked, 0, w * sizeof(uint64_t));
   }
 }
 
