@@ -61,9 +61,24 @@ static uint32_t take(srd_pathset *ps, uint32_t *cursor, uint32_t pos) {
   return ps->order[pos];
 }
 
+/* steer_now says whether avoidance applies at |now|: fewer than half of
+   the paths avoided (Ultra Ethernet's 50% rule).  Counted only when a
+   pick meets an avoided path, so the common pick stays O(1). */
+static int steer_now(const srd_pathset *ps, srd_tstamp now) {
+  return ps->steering && 2 * srd_pathset_avoided(ps, now) < ps->n;
+}
+
+/* hard says whether path |idx| is avoided after failed probes (two or
+   more losses in a row): evidence of a broken route, which the 50% rule
+   does not override. */
+static int hard(const srd_pathset *ps, uint32_t idx, srd_tstamp now) {
+  return ps->p[idx].avoid_until > now && ps->p[idx].loss_streak >= 2;
+}
+
 uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
                           uint32_t exclude) {
   uint32_t i, pos, idx, best = UINT32_MAX, best_pos = 0;
+  int steer = -1;
 
   if (ps->n == 1) {
     return 0;
@@ -75,7 +90,11 @@ uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
     if (idx == exclude) {
       continue;
     }
-    if (!ps->steering || ps->p[idx].avoid_until <= now) {
+    if (ps->p[idx].avoid_until > now && steer < 0) {
+      steer = steer_now(ps, now);
+    }
+    if (ps->p[idx].avoid_until <= now || !ps->steering ||
+        (!steer && !hard(ps, idx, now))) {
       return take(ps, cursor, pos);
     }
     if (best == UINT32_MAX ||
@@ -91,17 +110,30 @@ uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
 
 uint32_t srd_pathset_pick_retx(srd_pathset *ps, srd_tstamp now,
                                uint32_t exclude) {
-  uint32_t i, pos, idx;
+  uint32_t i, pos, idx, best = UINT32_MAX, best_pos = 0;
 
   if (ps->steering && ps->n > 1) {
+    /* The least suspicious usable path: a clean one if any, else the one
+       with the shortest loss streak, so a dead path whose avoidance just
+       ran out is never re-probed with a lost packet. */
     cycle_start(ps, &ps->cursor);
     for (i = 0; i < ps->n; ++i) {
       pos = (ps->cursor + i) % ps->n;
       idx = ps->order[pos];
-      if (idx != exclude && ps->p[idx].avoid_until <= now &&
-          ps->p[idx].loss_streak == 0) {
-        return take(ps, &ps->cursor, pos);
+      if (idx == exclude || ps->p[idx].avoid_until > now) {
+        continue;
       }
+      if (best == UINT32_MAX ||
+          ps->p[idx].loss_streak < ps->p[best].loss_streak) {
+        best = idx;
+        best_pos = pos;
+        if (ps->p[idx].loss_streak == 0) {
+          break;
+        }
+      }
+    }
+    if (best != UINT32_MAX) {
+      return take(ps, &ps->cursor, best_pos);
     }
   }
   return srd_pathset_pick(ps, &ps->cursor, now, exclude);

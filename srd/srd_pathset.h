@@ -17,8 +17,13 @@
  *   - its recent delay is above the congestion target and well above the
  *     peer's average (delay outlier), for one smoothed RTT.
  * When the time is up the path carries packets again: that is the probe,
- * and its first acknowledgement clears the loss streak.  If every path is
- * being avoided, the one whose avoidance ends first is used.
+ * and its first acknowledgement clears the loss streak.  As in Ultra
+ * Ethernet's path-aware spraying, soft avoidance (one loss, a delay
+ * outlier) applies only while fewer than half of the paths are avoided:
+ * past that, the trouble is not a path's, and funnelling everything into
+ * the few paths left (which may be the next to fail) is worse than
+ * spraying on.  A path whose probes keep failing (a streak of two or more)
+ * stays avoided regardless, unless nothing else is left.
  *
  * Loss detection runs per path (RACK, RFC 8985, within one path): a packet
  * is lost when a packet sent later on the same path has been acknowledged
@@ -100,9 +105,10 @@ uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
                           uint32_t exclude);
 
 /* srd_pathset_pick_retx is srd_pathset_pick for a retransmission: with
-   steering it takes a path with a clean record (not avoided, no loss since
-   its last acknowledgement) if there is one, so that a lost packet is
-   never what probes a suspect path again. */
+   steering it takes the least suspicious usable path, one with a clean
+   record (not avoided, no loss since its last acknowledgement) if there is
+   one, else the shortest loss streak, so that a lost packet is never what
+   probes a suspect path again. */
 uint32_t srd_pathset_pick_retx(srd_pathset *ps, srd_tstamp now,
                                uint32_t exclude);
 

@@ -247,6 +247,22 @@ static srd_tstamp keep_lost_from(const srd_ep *ep, const srd_peer *p,
   return now > keep ? now - keep : 0;
 }
 
+/* rto_deadline is when the timeout fires: one RTO after the oldest
+   packet in flight was sent, and (as TCP restarts its timer when it
+   fires) at least one backed-off RTO after it last fired.  Otherwise a
+   burst sent over a few microseconds would expire as a volley of
+   "consecutive" timeouts within those microseconds. */
+static srd_tstamp rto_deadline(const srd_ep *ep, const srd_peer *p,
+                               const srd_rtb_ent *oldest) {
+  srd_duration rto = srd_ep_rto(ep, p);
+  srd_tstamp t = oldest->tx_ts + rto;
+
+  if (p->rto_backoff > 0 && p->last_rto + rto > t) {
+    t = p->last_rto + rto;
+  }
+  return t;
+}
+
 static void on_rto(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   srd_rtb *rtb = &p->rtb;
   srd_duration rto = srd_ep_rto(ep, p);
@@ -261,6 +277,11 @@ static void on_rto(srd_ep *ep, srd_peer *p, srd_tstamp now) {
     }
   }
   ++p->rto_backoff;
+  p->last_rto = now;
+  /* The retransmission a timeout releases goes now, not when pacing of
+     a collapsed window would let it (TCP sends it at once too); else the
+     timeouts, and with them the retry budget, stretch by the pacing. */
+  p->next_pace_ts = 0;
   p->ccs.inflight = rtb->inflight_bytes;
   p->cc.ops->on_timeout(&p->cc, &p->ccs, p->rto_backoff, congested(p), now);
   srd_ep_log(ep, now, SRD_LOG_CC, p->id, -1, p->ccs.cwnd, 4);
@@ -509,7 +530,7 @@ void srd_tx_on_timer(srd_ep *ep, srd_peer *p, srd_tstamp now) {
     detect_losses(ep, p, now);
   }
   oldest = srd_rtb_oldest(&p->rtb);
-  if (oldest != NULL && now >= oldest->tx_ts + srd_ep_rto(ep, p)) {
+  if (oldest != NULL && now >= rto_deadline(ep, p, oldest)) {
     on_rto(ep, p, now);
   }
   srd_rtb_retire(&p->rtb, keep_lost_from(ep, p, now));
@@ -640,7 +661,7 @@ srd_tstamp srd_tx_deadline(const srd_ep *ep, const srd_peer *p,
   t = srd_min(t, p->loss_time);
   oldest = srd_rtb_oldest((srd_rtb *)&p->rtb);
   if (oldest != NULL) {
-    t = srd_min(t, oldest->tx_ts + srd_ep_rto(ep, p));
+    t = srd_min(t, rto_deadline(ep, p, oldest));
   }
   if (established(p) && has_data(ep, p)) {
     if (now < p->rnr_until) {

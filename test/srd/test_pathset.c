@@ -234,25 +234,33 @@ static void test_pathset_all_avoided(void **state) {
   fx f;
   srd_pathset *ps;
   srd_tstamp now = 1000;
-  uint32_t i;
+  uint32_t i, counts[4] = {0};
   (void)state;
 
-  ps = init(&f, 3, 1, 11);
+  ps = init(&f, 4, 1, 11);
   srd_pathset_on_loss(ps, 0, now, now, 500, SRD_S); /* until 1500 */
+  /* One of four avoided: it is never picked. */
+  for (i = 0; i < 30; ++i) {
+    assert_int_not_equal(pick(ps, now, NONE), 0);
+  }
   srd_pathset_on_loss(ps, 1, now, now, 200, SRD_S); /* until 1200 */
   srd_pathset_on_loss(ps, 2, now, now, 900, SRD_S); /* until 1900 */
   assert_int_equal(srd_pathset_avoided(ps, now), 3);
-  /* Every path avoided: the one that recovers first, every time. */
-  for (i = 0; i < 12; ++i) {
-    assert_int_equal(pick(ps, now, NONE), 1);
+  /* Three of four: the trouble is not a path's; rather than funnel all
+     into path 3, spraying goes on over all of them (the 50% rule). */
+  for (i = 0; i < 40; ++i) {
+    ++counts[pick(ps, now, NONE)];
   }
-  /* ... unless excluded: then the next to recover. */
-  for (i = 0; i < 12; ++i) {
-    assert_int_equal(pick(ps, now, 1), 0);
+  for (i = 0; i < 4; ++i) {
+    assert_int_equal(counts[i], 10);
   }
-  /* Path 1 recovers at 1200: it is the only one used until 1500. */
+  /* ... except the excluded one. */
   for (i = 0; i < 12; ++i) {
-    assert_int_equal(pick(ps, 1200, NONE), 1);
+    assert_int_not_equal(pick(ps, now, 1), 1);
+  }
+  /* At 1500 only path 2 is avoided: one of four, never picked. */
+  for (i = 0; i < 30; ++i) {
+    assert_int_not_equal(pick(ps, 1500, NONE), 2);
   }
   assert_int_equal(srd_pathset_avoided(ps, 1200), 2);
   assert_int_equal(srd_pathset_avoided(ps, 1500), 1);
@@ -312,14 +320,18 @@ static void test_pathset_pick_retx(void **state) {
   assert_int_equal(counts[1], 10);
   assert_int_equal(counts[2], 10);
   assert_int_equal(counts[3], 10);
-  /* Paths with a loss since their last ACK, avoided or not, are passed
-     over for a clean one. */
+  /* Paths with a loss since their last ACK (no longer avoided) are
+     passed over for a clean one. */
   srd_pathset_on_loss(ps, 0, 0, 0, 10, SRD_S);
   srd_pathset_on_loss(ps, 1, 0, 0, 10, SRD_S);
   srd_pathset_on_loss(ps, 2, 0, 0, 10, SRD_S);
   for (i = 0; i < 12; ++i) {
-    assert_int_equal(srd_pathset_pick_retx(ps, 0, NONE), 3);
     assert_int_equal(srd_pathset_pick_retx(ps, 1000, NONE), 3);
+  }
+  /* While three of four are avoided, a retransmission still takes the
+     one usable path. */
+  for (i = 0; i < 12; ++i) {
+    assert_int_equal(srd_pathset_pick_retx(ps, 0, NONE), 3);
   }
   /* An acknowledgement makes a path clean again. */
   srd_pathset_on_ack(ps, 1, 1, 1, 1);
@@ -333,6 +345,14 @@ static void test_pathset_pick_retx(void **state) {
     p = srd_pathset_pick_retx(ps, 2000, 2);
     assert_true(p < 4);
     assert_int_not_equal(p, 2);
+  }
+  /* No clean path: the shortest loss streak, so that a long-failing path
+     is never what a lost packet probes. */
+  ps->p[0].loss_streak = 5;
+  ps->p[1].loss_streak = 1;
+  ps->p[3].loss_streak = 2;
+  for (i = 0; i < 12; ++i) {
+    assert_int_equal(srd_pathset_pick_retx(ps, SRD_S, 2), 1);
   }
 }
 
@@ -679,6 +699,22 @@ static int check_pick(srd_pathset *ps, srd_tstamp now, uint32_t exclude) {
   if (!ps->steering) {
     return PICK_OK;
   }
+  /* Half or more of the paths avoided: soft avoidance is off (Ultra
+     Ethernet's 50% rule); a path avoided after failed probes (a streak of
+     two) is still passed over while another path is left. */
+  if (2 * srd_pathset_avoided(ps, now) >= ps->n) {
+    int soft_other = 0;
+    for (i = 0; i < ps->n; ++i) {
+      if (i != exclude &&
+          !(ps->p[i].avoid_until > now && ps->p[i].loss_streak >= 2)) {
+        soft_other = 1;
+      }
+    }
+    if (soft_other && ps->p[p].avoid_until > now && ps->p[p].loss_streak >= 2) {
+      return PICK_AVOIDED;
+    }
+    return PICK_OK;
+  }
   for (i = 0; i < ps->n; ++i) {
     if (i == exclude) {
       continue;
@@ -765,8 +801,8 @@ static int three_paths_fallback(void *arg) {
   int rc;
   (void)arg;
 
-  /* Every path avoided, the earliest-recovering one wherever the cursor
-     stands in its cycle. */
+  /* Every path avoided, then one usable, wherever the cursor stands in
+     its cycle: the contract of check_pick (the 50% rule) holds. */
   for (seed = 1; seed <= 50; ++seed) {
     fx f;
     srd_pathset *ps = init(&f, 3, 1, seed);
@@ -779,7 +815,7 @@ static int three_paths_fallback(void *arg) {
         return rc;
       }
     }
-    /* Only path 1 usable (from 1200 to 1500): it, every time. */
+    /* Path 1 usable from 1200 to 1500: two of three avoided, spraying. */
     for (i = 0; i < 20; ++i) {
       if ((rc = check_pick(ps, 1300, NONE)) != PICK_OK) {
         fprintf(stderr, "seed %u pick %u (one usable path)\n", (unsigned)seed,
