@@ -55,6 +55,12 @@ static void cycle_start(srd_pathset *ps, uint32_t *cursor) {
   }
 }
 
+/* wrap brings position |pos| (at most 2n - 1) back into the order: a
+   compare, not a division, on the per-packet path. */
+static inline uint32_t wrap(const srd_pathset *ps, uint32_t pos) {
+  return pos >= ps->n ? pos - ps->n : pos;
+}
+
 /* take moves |cursor| past position |pos| and returns the path there. */
 static uint32_t take(srd_pathset *ps, uint32_t *cursor, uint32_t pos) {
   *cursor = pos + 1;
@@ -84,8 +90,7 @@ uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
     return 0;
   }
   cycle_start(ps, cursor);
-  for (i = 0; i < ps->n; ++i) {
-    pos = (*cursor + i) % ps->n;
+  for (i = 0, pos = *cursor; i < ps->n; ++i, pos = wrap(ps, pos + 1)) {
     idx = ps->order[pos];
     if (idx == exclude) {
       continue;
@@ -117,8 +122,7 @@ uint32_t srd_pathset_pick_retx(srd_pathset *ps, srd_tstamp now,
        with the shortest loss streak, so a dead path whose avoidance just
        ran out is never re-probed with a lost packet. */
     cycle_start(ps, &ps->cursor);
-    for (i = 0; i < ps->n; ++i) {
-      pos = (ps->cursor + i) % ps->n;
+    for (i = 0, pos = ps->cursor; i < ps->n; ++i, pos = wrap(ps, pos + 1)) {
       idx = ps->order[pos];
       if (idx == exclude || ps->p[idx].avoid_until > now) {
         continue;

@@ -202,7 +202,7 @@ static void on_msg_complete(srd_ep *ep, srd_peer *p, srd_rctx *c,
 static srd_rctx *new_ctx(srd_ep *ep, srd_peer *p, const srd_pkt_data *d,
                          srd_tstamp now) {
   uint32_t fs = p->frag_size;
-  uint32_t n_frags = d->msg_len ? (d->msg_len + fs - 1) / fs : 1;
+  uint32_t n_frags = d->msg_len <= fs ? 1 : (d->msg_len + fs - 1) / fs;
   uint32_t chunks = d->msg_len ? n_frags : 0;
   int can_buffer = !p->ps.ordered || d->msg_id == p->rx_next;
   uint32_t cidx, w;
@@ -315,13 +315,21 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
     srd_ep_drop(ep, now, p->id, SRD_DROP_OUT_OF_WINDOW, SRD_PKT_DATA);
     return SRD_ERR_PROTO;
   }
-  /* The fragment must sit where the negotiated fragment size puts it. */
-  if (d->msg_len > ep->settings.max_msg_size || d->offset % fs != 0 ||
+  /* The fragment must sit where the negotiated fragment size puts it.
+     (The first fragment, all of a small message, needs no division.) */
+  if (d->offset == 0) {
+    frag = 0;
+  } else {
+    frag = d->offset / fs;
+    if (frag * fs != d->offset) {
+      frag = UINT32_MAX;
+    }
+  }
+  if (d->msg_len > ep->settings.max_msg_size || frag == UINT32_MAX ||
       d->payload_len != srd_min(fs, d->msg_len - d->offset)) {
     srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_FIELD, SRD_PKT_DATA);
     return SRD_ERR_PROTO;
   }
-  frag = d->offset / fs;
   c = ctx_of(ep, p, d->msg_id);
   if (c != NULL) {
     if (c->msg_len != d->msg_len) {

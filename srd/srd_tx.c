@@ -549,7 +549,8 @@ static void activate(srd_ep *ep, srd_peer *p, srd_send *s) {
   s->msg_id = p->next_msg_id++;
   s->state = SRD_SEND_ACTIVE;
   p->tx_msgs[s->msg_id & msg_mask(ep)] = slot + 1;
-  s->n_frags = s->len ? (s->len + p->frag_size - 1) / p->frag_size : 1;
+  s->n_frags =
+      s->len <= p->frag_size ? 1 : (s->len + p->frag_size - 1) / p->frag_size;
   s->next_frag = 0;
   s->n_acked = 0;
   w = (s->n_frags + 63) / 64;
