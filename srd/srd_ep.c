@@ -546,7 +546,7 @@ void srd_ep_rctx_release(srd_ep *ep, srd_rctx *c) {
   uint32_t idx = (uint32_t)(c - ep->rctxs);
   srd_peer *p = srd_ep_peer(ep, c->peer);
 
-  if (c->recv == SRD_NIL) {
+  if (c->recv == SRD_NIL && !c->discard) {
     srd_ep_rctx_release_chunks(ep, c);
     srd_ep_rctx_unexp_remove(ep, c);
   }
@@ -654,15 +654,12 @@ void srd_ep_flush(srd_ep *ep, srd_tstamp now) {
     srd_peer *p = ep->peers[i];
     if (p) {
       srd_tx_fail_all(ep, p, SRD_ERR_CANCELED, 1, now);
-      srd_rx_session_reset(ep, p, SRD_ERR_CANCELED, now);
       srd_ep_update_timer(ep, p, now);
     }
   }
-  for (i = 0; i < ep->n_rctx; ++i) {
-    if (ep->rctxs[i].state != SRD_RCTX_FREE) {
-      srd_ep_rctx_release(ep, &ep->rctxs[i]);
-    }
-  }
+  /* The sessions go on: what was delivered stays known, so that nothing
+     is delivered twice after a flush. */
+  srd_rx_flush(ep, now);
   while (ep->posted_head != SRD_NIL) {
     uint32_t idx = ep->posted_head;
     srd_recv *r = &ep->recvs[idx];

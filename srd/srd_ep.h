@@ -89,6 +89,8 @@ typedef struct srd_rctx {
   uint32_t prev;
   uint8_t state;
   uint8_t anyorder; /* deliverable in any order (its session ended) */
+  uint8_t discard;  /* flushed: fragments accepted and acknowledged but
+                       not placed; no completion */
 } srd_rctx;
 
 /* srd_retxq is a ring of fragments waiting to be sent again. */
@@ -318,5 +320,6 @@ int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
 void srd_rx_session_reset(srd_ep *ep, srd_peer *p, int err, srd_tstamp now);
 void srd_rx_deliver(srd_ep *ep, srd_rctx *c, srd_tstamp now);
 void srd_rx_advance(srd_ep *ep, srd_peer *p, srd_tstamp now);
+void srd_rx_flush(srd_ep *ep, srd_tstamp now);
 
 #endif /* SRD_EP_H */

@@ -182,7 +182,9 @@ static void on_msg_complete(srd_ep *ep, srd_peer *p, srd_rctx *c,
   uint32_t i = c->msg_id & msg_mask(ep);
 
   srd_bit_set(p->rx_done, i);
-  if (c->recv != SRD_NIL) {
+  if (c->discard) {
+    srd_ep_rctx_release(ep, c); /* flushed: known, not delivered */
+  } else if (c->recv != SRD_NIL) {
     recv_complete(ep, p, c->recv, 0, c->msg_id, c->msg_len, now);
     srd_ep_rctx_release(ep, c);
   } else if (!p->ps.ordered) {
@@ -262,6 +264,7 @@ static srd_rctx *new_ctx(srd_ep *ep, srd_peer *p, const srd_pkt_data *d,
   c->n_recvd = 0;
   c->state = SRD_RCTX_ACTIVE;
   c->anyorder = 0;
+  c->discard = 0;
   w = (n_frags + 63) / 64;
   if (w == 1) {
     c->bits[0] = 0; /* the common case, without a call */
@@ -348,7 +351,7 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
       return 0;
     }
   }
-  if (d->payload_len) {
+  if (d->payload_len && !c->discard) {
     if (c->recv != SRD_NIL) {
       dst = ep->recvs[c->recv].buf + d->offset;
     } else if (srd_ep_chunk_take(ep, c, frag, &dst) != 0) {
@@ -367,6 +370,38 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
 
 /* ------------------------------------------------------------------------ */
 /* Sessions                                                                 */
+
+void srd_rx_flush(srd_ep *ep, srd_tstamp now) {
+  uint32_t i;
+
+  for (i = 0; i < ep->n_rctx; ++i) {
+    srd_rctx *c = &ep->rctxs[i];
+    srd_peer *p = srd_ep_peer(ep, c->peer);
+
+    if (c->state == SRD_RCTX_FREE || c->discard) {
+      continue;
+    }
+    if (c->recv != SRD_NIL) {
+      /* Its buffer goes back; the rest of the message is taken in and
+         dropped, so that its sender completes and its id stays done. */
+      recv_complete(ep, p, c->recv, SRD_ERR_CANCELED, c->msg_id, c->msg_len,
+                    now);
+      c->recv = SRD_NIL;
+      c->discard = 1;
+    } else if (ctx_complete(c) || p == NULL) {
+      srd_ep_rctx_release(ep, c); /* its id is done already */
+    } else {
+      srd_ep_rctx_release_chunks(ep, c);
+      srd_ep_rctx_unexp_remove(ep, c);
+      c->discard = 1;
+    }
+  }
+  for (i = 0; i < ep->settings.max_peers; ++i) {
+    if (ep->peers[i]) {
+      srd_rx_advance(ep, ep->peers[i], now);
+    }
+  }
+}
 
 void srd_rx_session_reset(srd_ep *ep, srd_peer *p, int err, srd_tstamp now) {
   uint32_t k;

@@ -7,7 +7,10 @@
  *   (a) 64-byte messages: messages per second, and nanoseconds of protocol
  *       work per data packet (the packet, its share of ACKs, completions);
  *   (b) 1 MiB messages in 8 KiB packets: payload GB/s next to a plain
- *       memcpy of the same bytes into the same buffers, in the same run.
+ *       memcpy of the same bytes into the same buffers, in the same run:
+ *       engine and memcpy alternate in slices, so that both see the same
+ *       (possibly shared) machine, and the ratio is the median of the
+ *       slices' ratios.
  *
  * Wall-clock timing lives here (a benchmark), never in tests.  Each figure
  * is the median of --reps runs.
@@ -209,7 +212,7 @@ static double median(double *v, int n) {
 int main(int argc, char **argv) {
   int reps = 3, r, c, do_a = 1, do_b = 1;
   uint64_t small_count = 2000000, big_count = 2000;
-  double rate[16], nspp[16], gbps[16], mcpy[16];
+  double rate[16], nspp[16], gbps[16], mcpy[16], ratio[16];
   static const struct option opts[] = {{"reps", required_argument, 0, 'r'},
                                        {"quick", no_argument, 0, 'q'},
                                        {"only", required_argument, 0, 'o'},
@@ -259,20 +262,31 @@ int main(int argc, char **argv) {
     teardown(&bn);
   }
   for (r = 0; r < reps && do_b; ++r) {
+    /* Engine and memcpy in alternating slices of the same bytes, so that
+       both see the same machine (it may be shared); the ratio of each
+       pair, then the median. */
+    enum { SLICES = 8 };
+    double ratios[SLICES], eng = 0, cpy = 0;
+    uint64_t per = big_count / SLICES, i;
     bench bn;
-    double t, t0;
-    uint64_t i;
+    int k;
     setup(&bn, 1u << 20, 16, 16);
     run(&bn, big_count / 10, 16);
-    t = run(&bn, big_count, 16);
-    gbps[r] = (double)big_count * (double)(1u << 20) / t / 1e9;
-    /* The same bytes, from the same source into the same buffers. */
-    t0 = now_s();
-    for (i = 0; i < big_count; ++i) {
-      memcpy(bn.recvbufs + (i % bn.n_recv) * bn.size, bn.sendbuf, bn.size);
-      __asm__ __volatile__("" ::"r"(bn.recvbufs) : "memory");
+    for (k = 0; k < SLICES; ++k) {
+      double t = run(&bn, per, 16), t0, tc;
+      t0 = now_s();
+      for (i = 0; i < per; ++i) {
+        memcpy(bn.recvbufs + (i % bn.n_recv) * bn.size, bn.sendbuf, bn.size);
+        __asm__ __volatile__("" ::"r"(bn.recvbufs) : "memory");
+      }
+      tc = now_s() - t0;
+      ratios[k] = tc / t;
+      eng += t;
+      cpy += tc;
     }
-    mcpy[r] = (double)big_count * (double)(1u << 20) / (now_s() - t0) / 1e9;
+    gbps[r] = (double)(per * SLICES) * (double)(1u << 20) / eng / 1e9;
+    mcpy[r] = (double)(per * SLICES) * (double)(1u << 20) / cpy / 1e9;
+    ratio[r] = median(ratios, SLICES);
     teardown(&bn);
   }
   if (do_a) {
@@ -283,9 +297,10 @@ int main(int argc, char **argv) {
   }
   if (do_b) {
     double mg = median(gbps, reps), mm = median(mcpy, reps);
+    double mr = median(ratio, reps);
     printf("(b) 1 MiB messages:  %.2f GB/s payload vs memcpy %.2f GB/s "
-           "= %.2f of memcpy   goal >= 0.8: %s\n",
-           mg, mm, mg / mm, mg / mm >= 0.8 ? "met" : "NOT met");
+           "= %.2f of memcpy (median of paired slices)   goal >= 0.8: %s\n",
+           mg, mm, mr, mr >= 0.8 ? "met" : "NOT met");
   }
   return 0;
 }

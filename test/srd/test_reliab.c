@@ -700,6 +700,104 @@ static void test_reliab_abandoned_message_aborts_receive(void **state) {
   tpair_fini(&tp);
 }
 
+/* srd_ep_flush gives the buffers back but keeps the sessions.  m1 is
+   half received when B flushes; m2, sent after it, was delivered but is
+   not retired yet (m1 comes first).  Replayed packets of m2 must not
+   deliver it again, and m1's missing half is taken in and dropped, so its
+   sender completes. */
+typedef struct flushcase {
+  uint32_t m1; /* m1's message id, from its first packet */
+  int have_m1;
+  tpkt held[8]; /* m1's fragments past the first */
+  int n_held;
+  tpkt m2[4]; /* m2's packets, for replay */
+  int n_m2;
+} flushcase;
+
+static int flush_filter(void *arg, const tpkt *p, uint64_t n) {
+  flushcase *f = arg;
+  (void)n;
+  if (p->from != 0 || p->type != PKT_DATA) {
+    return TP_DELIVER;
+  }
+  if (!f->have_m1) {
+    f->have_m1 = 1;
+    f->m1 = D_MSG(p);
+  }
+  if (D_MSG(p) == f->m1) {
+    if (D_OFF(p) == 0) {
+      return TP_DELIVER;
+    }
+    if (f->n_held < 8) {
+      f->held[f->n_held++] = *p;
+    }
+    return TP_DROP;
+  }
+  if (f->n_m2 < 4) {
+    f->m2[f->n_m2++] = *p;
+  }
+  return TP_DELIVER;
+}
+
+static void feed(tpair *tp, const tpkt *pkts, int n) {
+  int i;
+  for (i = 0; i < n; ++i) {
+    srd_path path = {tp->peer[1], pkts[i].path};
+    srd_ep_read_pkt(tp->ep[1], &path, pkts[i].data, pkts[i].len, tp->now);
+  }
+}
+
+static void test_reliab_flush_keeps_at_most_once(void **state) {
+  static uint8_t m1[30000], m2[100], rbuf[3][30000];
+  flushcase f;
+  srd_cqe cqe[8];
+  size_t n, k;
+  int ok = 0, i;
+  tpair tp;
+  (void)state;
+
+  memset(&f, 0, sizeof(f));
+  tpair_init(&tp, NULL, NULL, 4, 0);
+  tp.filter = flush_filter;
+  tp.filter_arg = &f;
+  for (i = 0; i < 2; ++i) {
+    assert_int_equal(srd_ep_post_recv(tp.ep[1], rbuf[i], sizeof(rbuf[i]),
+                                      (void *)(uintptr_t)i, tp.now),
+                     0);
+  }
+  assert_int_equal(
+      srd_ep_post_send(tp.ep[0], tp.peer[0], m1, sizeof(m1), NULL, tp.now), 0);
+  assert_int_equal(
+      srd_ep_post_send(tp.ep[0], tp.peer[0], m2, sizeof(m2), NULL, tp.now), 0);
+  tpair_run(&tp, tp.now + 30 * SRD_US);
+  /* m2 delivered; m1 half in rbuf[0]. */
+  assert_int_equal(tpair_poll(&tp, 1, cqe, 8), 1);
+  assert_int_equal(cqe[0].len, sizeof(m2));
+  assert_true(f.n_held >= 2 && f.n_m2 >= 1);
+
+  srd_ep_flush(tp.ep[1], tp.now);
+  n = tpair_poll(&tp, 1, cqe, 8);
+  assert_int_equal(n, 1);
+  assert_int_equal(cqe[0].status, SRD_ERR_CANCELED);
+  assert_ptr_equal(cqe[0].buf, rbuf[0]);
+
+  assert_int_equal(
+      srd_ep_post_recv(tp.ep[1], rbuf[2], sizeof(rbuf[2]), NULL, tp.now), 0);
+  tp.filter = NULL;
+  feed(&tp, f.m2, f.n_m2);     /* m2 again: not delivered again */
+  feed(&tp, f.held, f.n_held); /* m1's rest: taken in, dropped */
+  tpair_run(&tp, 2 * SRD_S);
+  assert_int_equal(tpair_poll(&tp, 1, cqe, 8), 0);
+  while ((n = tpair_poll(&tp, 0, cqe, 8)) > 0) {
+    for (k = 0; k < n; ++k) {
+      assert_int_equal(cqe[k].status, 0);
+      ++ok;
+    }
+  }
+  assert_int_equal(ok, 2);
+  tpair_fini(&tp);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reliab_loss_retransmitted_elsewhere),
@@ -714,6 +812,7 @@ int main(void) {
       cmocka_unit_test(test_reliab_peer_restart_resets),
       cmocka_unit_test(test_reliab_forged_handshake),
       cmocka_unit_test(test_reliab_abandoned_message_aborts_receive),
+      cmocka_unit_test(test_reliab_flush_keeps_at_most_once),
   };
   return cmocka_run_group_tests_name("reliab", tests, NULL, NULL);
 }
