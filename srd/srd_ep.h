@@ -133,6 +133,11 @@ typedef struct srd_peer {
   uint32_t resp_dst;
   int want_confirm; /* send an HS_CONFIRM echoing confirm_echo */
   uint64_t confirm_echo;
+  /* Handshake paths: a reply goes back on the path index of the packet
+     it answers (as ACKs do); hs_path is where our last HS_REQ went, so an
+     unanswered one counts as a loss there and retries steer away. */
+  uint16_t hs_path;
+  uint16_t reply_path;
   uint64_t echo_cookie;      /* put in our data until the peer acknowledges */
   int responsive;            /* the peer has acknowledged something */
   srd_tstamp last_stale_req; /* rate limit for re-handshakes */

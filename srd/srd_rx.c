@@ -486,6 +486,7 @@ static int on_hs_req(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
     p->cookie_conn = pkt->c.src_conn;
   }
   p->cookie_params = pkt->u.hs;
+  p->reply_path = (uint16_t)(pkt->c.path % p->paths.n);
   p->want_resp = 1;
   p->resp_echo = pkt->u.hs.nonce;
   p->resp_dst = pkt->c.src_conn;
@@ -513,6 +514,7 @@ static int on_hs_resp(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
   establish(ep, p, pkt->c.src_conn, &pkt->u.hs, now);
   p->want_confirm = 1;
   p->confirm_echo = pkt->u.hs.nonce;
+  p->reply_path = (uint16_t)(pkt->c.path % p->paths.n);
   p->echo_cookie = pkt->u.hs.nonce;
   return 0;
 }

@@ -516,6 +516,9 @@ void srd_tx_on_timer(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   srd_rtb_ent *oldest;
 
   if (p->req_nonce && !p->want_req && now >= p->hs_deadline) {
+    /* Unanswered: a loss on the path it took (or its answer's). */
+    srd_pathset_on_loss(&p->paths, p->hs_path, p->hs_deadline, now,
+                        ep->settings.rto_initial, 2 * ep->settings.rto_max);
     if (p->hs_tries > ep->settings.max_retries) {
       p->req_nonce = 0;
       if (!established(p)) {
@@ -701,8 +704,19 @@ static srd_ssize write_ctl(srd_ep *ep, srd_peer *p, srd_path *path,
   if (cap < SRD_PKT_HS_RESP_LEN) {
     return SRD_ERR_NOBUF;
   }
-  pidx = (uint16_t)srd_pathset_pick(&p->paths, &p->paths.ctl_cursor, now,
-                                    UINT32_MAX);
+  if (p->want_req) {
+    /* A retry steers like a retransmission, away from the last try. */
+    pidx = (uint16_t)(p->hs_tries == 0
+                          ? srd_pathset_pick(&p->paths, &p->paths.ctl_cursor,
+                                             now, UINT32_MAX)
+                          : srd_pathset_pick_retx(&p->paths, now, p->hs_path));
+    p->hs_path = pidx;
+  } else if (p->want_resp || p->want_confirm) {
+    pidx = p->reply_path;
+  } else {
+    pidx = (uint16_t)srd_pathset_pick(&p->paths, &p->paths.ctl_cursor, now,
+                                      UINT32_MAX);
+  }
   if (p->want_req) {
     common(ep, p, &c, established(p) ? p->peer_conn : 0, pidx);
     hs.nonce = p->req_nonce;
