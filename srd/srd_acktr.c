@@ -106,6 +106,7 @@ void srd_acktr_record(srd_acktr *at, uint32_t seq, uint64_t tx_ts,
   }
   e = &at->echo[(at->echo_head + at->n_echo) % SRD_ACK_MAX_ECHO];
   e->tx_ts = tx_ts;
+  e->seq = seq;
   e->rx_ts = now;
   e->path = path;
   ++at->n_echo;
@@ -219,6 +220,7 @@ void srd_acktr_build(srd_acktr *at, srd_pkt_ack *a, srd_tstamp now) {
     const srd_acktr_echo *e = &at->echo[(at->echo_head + i) % SRD_ACK_MAX_ECHO];
     srd_duration hold = now - e->rx_ts;
     a->echo[i].tx_ts = e->tx_ts;
+    a->echo[i].seq = e->seq;
     a->echo[i].hold_ns = (uint32_t)srd_min(hold, UINT32_MAX);
     a->echo[i].path = e->path;
   }

@@ -27,6 +27,7 @@
 
 typedef struct srd_acktr_echo {
   uint64_t tx_ts;   /* the data packet's tx_ts */
+  uint32_t seq;     /* its packet number */
   srd_tstamp rx_ts; /* when it arrived */
   uint16_t path;
 } srd_acktr_echo;

@@ -102,9 +102,10 @@ srd_ssize srd_pkt_encode_ack(uint8_t *buf, size_t cap, const srd_pkt_common *c,
   }
   for (i = 0; i < a->n_echo; ++i, p += SRD_PKT_ACK_ECHO_LEN) {
     put64(p, a->echo[i].tx_ts);
-    put32(p + 8, a->echo[i].hold_ns);
-    put16(p + 12, a->echo[i].path);
-    put16(p + 14, 0);
+    put32(p + 8, a->echo[i].seq);
+    put32(p + 12, a->echo[i].hold_ns);
+    put16(p + 16, a->echo[i].path);
+    put16(p + 18, 0);
   }
   for (i = 0; i < a->n_nack; ++i, p += SRD_PKT_ACK_NACK_LEN) {
     put32(p, a->nack[i].seq);
@@ -276,9 +277,10 @@ static int decode_ack(srd_pkt *pkt, const uint8_t *buf, size_t len,
   }
   for (i = 0; i < a->n_echo; ++i, p += SRD_PKT_ACK_ECHO_LEN) {
     a->echo[i].tx_ts = get64(p);
-    a->echo[i].hold_ns = get32(p + 8);
-    a->echo[i].path = get16(p + 12);
-    if (a->echo[i].path >= SRD_MAX_PATHS || get16(p + 14) != 0) {
+    a->echo[i].seq = get32(p + 8);
+    a->echo[i].hold_ns = get32(p + 12);
+    a->echo[i].path = get16(p + 16);
+    if (a->echo[i].path >= SRD_MAX_PATHS || get16(p + 18) != 0) {
       return refuse(why, SRD_DROP_BAD_FIELD);
     }
   }

@@ -47,7 +47,7 @@
 #define SRD_PKT_DATA_ECHO_LEN 8
 #define SRD_PKT_ACK_HDR_LEN 28
 #define SRD_PKT_ACK_RANGE_LEN 4
-#define SRD_PKT_ACK_ECHO_LEN 16
+#define SRD_PKT_ACK_ECHO_LEN 20
 #define SRD_PKT_ACK_NACK_LEN 12
 #define SRD_PKT_HS_REQ_LEN 40
 #define SRD_PKT_HS_RESP_LEN 48
@@ -98,9 +98,11 @@ typedef struct srd_pkt_ack_range {
   uint16_t len;
 } srd_pkt_ack_range;
 
-/* srd_pkt_echo returns one data packet's timestamp. */
+/* srd_pkt_echo returns one data packet's timestamp and acknowledges it,
+   whatever the ranges manage to report. */
 typedef struct srd_pkt_echo {
   uint64_t tx_ts;   /* the data packet's tx_ts */
+  uint32_t seq;     /* the data packet's packet number */
   uint32_t hold_ns; /* how long the receiver held it before this ACK */
   uint16_t path;    /* the data packet's path */
 } srd_pkt_echo;

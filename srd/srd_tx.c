@@ -460,6 +460,17 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now) {
     }
   }
 
+  /* Each echo acknowledges its packet too: with many holes the ranges
+     report only the newest part of the window, and a retransmission just
+     below it would never be acknowledged (and be resent forever). */
+  for (i = 0; i < a->n_echo; ++i) {
+    const srd_pkt_echo *e = &a->echo[i];
+    if (!srd_seq_lt(e->seq, rtb->next) || rtb->next - e->seq > (1u << 30)) {
+      continue; /* never sent: not ours to believe */
+    }
+    ack_range(ep, p, e->seq, e->seq, &bytes, &pkts, now);
+  }
+
   for (i = 0; i < a->n_echo; ++i) {
     const srd_pkt_echo *e = &a->echo[i];
     srd_duration rtt;

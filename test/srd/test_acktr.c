@@ -76,6 +76,7 @@ static void roundtrip(const srd_pkt_ack *a) {
   }
   for (i = 0; i < a->n_echo; ++i) {
     tu_assert(pkt.u.ack.echo[i].tx_ts == a->echo[i].tx_ts);
+    tu_assert(pkt.u.ack.echo[i].seq == a->echo[i].seq);
     tu_assert(pkt.u.ack.echo[i].hold_ns == a->echo[i].hold_ns);
     tu_assert(pkt.u.ack.echo[i].path == a->echo[i].path);
   }
@@ -425,6 +426,7 @@ static void test_acktr_echo_ring(void **state) {
   for (i = 0; i < SRD_ACK_MAX_ECHO; ++i) {
     uint32_t k = total - SRD_ACK_MAX_ECHO + i;
     assert_true(a.echo[i].tx_ts == 5000 + k);
+    assert_int_equal(a.echo[i].seq, 100 + k); /* it acknowledges its packet */
     assert_int_equal(a.echo[i].hold_ns, 1000 - 10 * k);
     assert_int_equal(a.echo[i].path, k % SRD_MAX_PATHS);
   }

@@ -111,6 +111,7 @@ static void fill_ack_max(srd_pkt_ack *a) {
   }
   for (i = 0; i < SRD_ACK_MAX_ECHO; ++i) {
     a->echo[i].tx_ts = 0xFEDCBA9876543210ull + i;
+    a->echo[i].seq = 0xFFFFFFF8u + i; /* across the wrap */
     a->echo[i].hold_ns = 0xFFFFFFF0u + i;
     a->echo[i].path = (uint16_t)(63 - i);
   }
@@ -312,6 +313,7 @@ static void check_ack_equal(const srd_pkt_ack *x, const srd_pkt_ack *y) {
   }
   for (i = 0; i < x->n_echo; ++i) {
     assert_true(x->echo[i].tx_ts == y->echo[i].tx_ts);
+    assert_int_equal(x->echo[i].seq, y->echo[i].seq);
     assert_int_equal(x->echo[i].hold_ns, y->echo[i].hold_ns);
     assert_int_equal(x->echo[i].path, y->echo[i].path);
   }
@@ -965,10 +967,10 @@ static void test_pkt_ack_reserved(void **state) {
   /* The padding of the first and the last echo. */
   off = SRD_PKT_ACK_HDR_LEN + SRD_ACK_MAX_RANGES * SRD_PKT_ACK_RANGE_LEN;
   n = make_ack(&a);
-  buf[off + 14] = 1;
+  buf[off + 18] = 1;
   EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
   n = make_ack(&a);
-  buf[off + (SRD_ACK_MAX_ECHO - 1) * SRD_PKT_ACK_ECHO_LEN + 15] = 1;
+  buf[off + (SRD_ACK_MAX_ECHO - 1) * SRD_PKT_ACK_ECHO_LEN + 19] = 1;
   EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
   /* The padding of each NACK byte. */
   off += SRD_ACK_MAX_ECHO * SRD_PKT_ACK_ECHO_LEN;

@@ -61,6 +61,7 @@ typedef struct wlink {
   srd_loop_link_stats st;
   uint64_t rng;
   srd_tstamp busy_until; /* when the serialiser is free */
+  srd_tstamp last_at;    /* latest arrival of a packet kept in order */
 } wlink;
 
 typedef struct wire {
@@ -185,6 +186,15 @@ static int enqueue(wire *w, wlink *l, int to, uint16_t path, const uint8_t *pkt,
   p.at = depart + l->cfg.delay + extra;
   if (l->cfg.jitter) {
     p.at += splitmix(&l->rng) % (l->cfg.jitter + 1);
+  }
+  /* A link is FIFO: jitter (queueing) varies the delay but never lets a
+     packet overtake the one before it.  Only a packet held back by the
+     reordering impairment arrives out of order. */
+  if (extra == 0) {
+    if (p.at < l->last_at) {
+      p.at = l->last_at;
+    }
+    l->last_at = p.at;
   }
   p.seq = w->seq++;
   p.len = (uint32_t)len;

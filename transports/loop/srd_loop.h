@@ -23,7 +23,8 @@
 /* srd_loop_link configures one direction of one path. */
 typedef struct srd_loop_link {
   srd_duration delay;         /* one-way propagation delay */
-  srd_duration jitter;        /* extra delay, uniform in [0, jitter] */
+  srd_duration jitter;        /* extra delay, uniform in [0, jitter]; the
+                                 link stays FIFO (only reorder reorders) */
   double loss;                /* probability a packet is lost, 0..1 */
   double dup;                 /* probability a packet is duplicated */
   double reorder;             /* probability a packet is held back */
