@@ -11,34 +11,43 @@
 
 #include "srd_macro.h"
 
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#  error "srd_pkt.c assumes a little-endian host (x86-64, arm64)"
+#endif
+
+/* Big-endian fields through one unaligned load or store and a byte swap
+   (memcpy of a constant size compiles to a plain move). */
 static inline void put16(uint8_t *p, uint16_t v) {
-  p[0] = (uint8_t)(v >> 8);
-  p[1] = (uint8_t)v;
+  v = __builtin_bswap16(v);
+  memcpy(p, &v, 2);
 }
 
 static inline void put32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 24);
-  p[1] = (uint8_t)(v >> 16);
-  p[2] = (uint8_t)(v >> 8);
-  p[3] = (uint8_t)v;
+  v = __builtin_bswap32(v);
+  memcpy(p, &v, 4);
 }
 
 static inline void put64(uint8_t *p, uint64_t v) {
-  put32(p, (uint32_t)(v >> 32));
-  put32(p + 4, (uint32_t)v);
+  v = __builtin_bswap64(v);
+  memcpy(p, &v, 8);
 }
 
 static inline uint16_t get16(const uint8_t *p) {
-  return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
+  uint16_t v;
+  memcpy(&v, p, 2);
+  return __builtin_bswap16(v);
 }
 
 static inline uint32_t get32(const uint8_t *p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-         p[3];
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return __builtin_bswap32(v);
 }
 
 static inline uint64_t get64(const uint8_t *p) {
-  return (uint64_t)get32(p) << 32 | get32(p + 4);
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return __builtin_bswap64(v);
 }
 
 static void put_common(uint8_t *p, const srd_pkt_common *c, uint8_t type,

@@ -291,7 +291,8 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
      "path i" is one entropy pair both ways and the sender's steering,
      which sees every loss on path i, keeps ACKs off a path dead in either
      direction. */
-  p->ack_path = (uint16_t)(pkt->c.path % p->paths.n);
+  p->ack_path = (uint16_t)(pkt->c.path < p->paths.n ? pkt->c.path
+                                                    : pkt->c.path % p->paths.n);
   switch (srd_acktr_check(&p->acktr, d->seq)) {
   case SRD_ACKTR_OLD:
     srd_ep_drop(ep, now, p->id, SRD_DROP_OUT_OF_WINDOW, SRD_PKT_DATA);
@@ -332,6 +333,20 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
       d->payload_len != srd_min(fs, d->msg_len - d->offset)) {
     srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_FIELD, SRD_PKT_DATA);
     return SRD_ERR_PROTO;
+  }
+  /* A message of one packet that can go straight into a posted receive
+     (the common small message) needs no reassembly context. */
+  if (d->msg_len <= fs && ep->posted_head != SRD_NIL &&
+      ep->recvs[ep->posted_head].cap >= d->msg_len &&
+      (!p->ps.ordered || d->msg_id == p->rx_next) &&
+      ctx_of(ep, p, d->msg_id) == NULL) {
+    uint32_t ridx = posted_pop(ep);
+    copy2(ep->recvs[ridx].buf, pay1, len1, pay2, len2);
+    srd_acktr_record(&p->acktr, d->seq, d->tx_ts, pkt->c.path, now);
+    srd_bit_set(p->rx_done, i);
+    recv_complete(ep, p, ridx, 0, d->msg_id, d->msg_len, now);
+    srd_rx_advance(ep, p, now);
+    return 0;
   }
   c = ctx_of(ep, p, d->msg_id);
   if (c != NULL) {
@@ -470,6 +485,10 @@ static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
 static void confirm_cookie(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   establish(ep, p, p->cookie_conn, &p->cookie_params, now);
   p->cookie = 0;
+  /* A repeated request may still be waiting for its answer; the peer has
+     proved itself with the cookie, so the answer is moot (and would carry
+     a zero cookie). */
+  p->want_resp = 0;
 }
 
 static int on_hs_req(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,

@@ -867,6 +867,47 @@ static void test_reliab_echo_acknowledges(void **state) {
   }
 }
 
+/* A repeated HS_REQ queues a second HS_RESP; when the CONFIRM for the
+   first comes before it is written, the answer is dropped, never sent
+   with a zero cookie.  Every datagram B writes must decode. */
+static void test_reliab_hs_confirm_races_repeated_req(void **state) {
+  static uint8_t msg[10];
+  tpkt req, *q;
+  srd_pkt pkt;
+  srd_drop_reason why;
+  size_t i, n;
+  tpair tp;
+  (void)state;
+
+  tpair_init(&tp, NULL, NULL, 2, 0);
+  assert_int_equal(
+      srd_ep_post_send(tp.ep[0], tp.peer[0], msg, sizeof(msg), NULL, tp.now),
+      0);
+  assert_int_equal(tpair_collect(&tp), 1); /* A's HS_REQ */
+  req = tp.q[0];
+  assert_int_equal(req.type, PKT_HS_REQ);
+  tpair_deliver(&tp);                      /* to B */
+  assert_int_equal(tpair_collect(&tp), 1); /* B's HS_RESP */
+  tpair_deliver(&tp);                      /* to A */
+  n = tpair_collect(&tp);                  /* A: CONFIRM and data */
+  assert_true(n >= 2);
+  /* The REQ again (as if resent), then A's CONFIRM and data. */
+  {
+    srd_path path = {tp.peer[1], req.path};
+    srd_ep_read_pkt(tp.ep[1], &path, req.data, req.len, tp.now);
+  }
+  tpair_deliver(&tp);
+  n = tpair_collect(&tp);
+  for (i = 0, q = tp.q; i < n; ++i, ++q) {
+    if (q->from == 1) {
+      assert_int_equal(srd_pkt_decode(&pkt, q->data, q->len, q->len, &why), 0);
+    }
+  }
+  tpair_run(&tp, SRD_S);
+  assert_int_equal(srd_ep_poll_cq(tp.ep[0], (srd_cqe[1]){{0}}, 1), 1);
+  tpair_fini(&tp);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reliab_loss_retransmitted_elsewhere),
@@ -883,6 +924,7 @@ int main(void) {
       cmocka_unit_test(test_reliab_abandoned_message_aborts_receive),
       cmocka_unit_test(test_reliab_flush_keeps_at_most_once),
       cmocka_unit_test(test_reliab_echo_acknowledges),
+      cmocka_unit_test(test_reliab_hs_confirm_races_repeated_req),
   };
   return cmocka_run_group_tests_name("reliab", tests, NULL, NULL);
 }
