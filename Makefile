@@ -71,7 +71,9 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # Sources
 
 LIB_SRCS := $(sort $(wildcard srd/*.c))
-LIB_OBJS := $(LIB_SRCS:%.c=$(OUT)/obj/%.o)
+# The library is one translation unit (srd/unity/srd_unity.c includes
+# every module) so that the packet path inlines across modules.
+LIB_OBJS := $(OUT)/obj/srd/unity/srd_unity.o
 LOOP_SRCS := transports/loop/srd_loop.c
 LOOP_OBJS := $(LOOP_SRCS:%.c=$(OUT)/obj/%.o)
 

@@ -266,6 +266,16 @@ static inline void srd_bit_clear(uint64_t *b, uint32_t i) {
   b[i >> 6] &= ~(1ULL << (i & 63));
 }
 
+/* srd_established says whether |p|'s session is established. */
+static inline int srd_established(const srd_peer *p) {
+  return p->state == SRD_PEER_STATE_ESTABLISHED;
+}
+
+/* srd_msg_mask masks a message id into the per-peer message tables. */
+static inline uint32_t srd_msg_mask(const srd_ep *ep) {
+  return ep->settings.msg_window - 1;
+}
+
 /* srd_ep_peer returns peer |id| or NULL. */
 static inline srd_peer *srd_ep_peer(const srd_ep *ep, srd_peer_id id) {
   return id < ep->settings.max_peers ? ep->peers[id] : NULL;

@@ -10,16 +10,8 @@
 #include <assert.h>
 #include <string.h>
 
-static inline uint32_t msg_mask(const srd_ep *ep) {
-  return ep->settings.msg_window - 1;
-}
-
-static inline int established(const srd_peer *p) {
-  return p->state == SRD_PEER_STATE_ESTABLISHED;
-}
-
 static srd_rctx *ctx_of(const srd_ep *ep, const srd_peer *p, uint32_t id) {
-  uint32_t ref = p->rx_ctx[id & msg_mask(ep)];
+  uint32_t ref = p->rx_ctx[id & srd_msg_mask(ep)];
   return ref ? &ep->rctxs[ref - 1] : NULL;
 }
 
@@ -71,8 +63,8 @@ static inline int ctx_complete(const srd_rctx *c) {
    later fragments are refused with a truncation NACK. */
 static void mark_failed(srd_ep *ep, srd_peer *p, uint32_t id) {
   if (id - p->rx_next < ep->settings.msg_window) {
-    srd_bit_set(p->rx_done, id & msg_mask(ep));
-    srd_bit_set(p->rx_err, id & msg_mask(ep));
+    srd_bit_set(p->rx_done, id & srd_msg_mask(ep));
+    srd_bit_set(p->rx_err, id & srd_msg_mask(ep));
   }
 }
 
@@ -112,7 +104,7 @@ static void deliver_unexp(srd_ep *ep, srd_rctx *c, srd_tstamp now) {
 
 /* retire forgets message id rx_next: it is finished at the receiver. */
 static void retire(srd_ep *ep, srd_peer *p) {
-  uint32_t i = p->rx_next & msg_mask(ep);
+  uint32_t i = p->rx_next & srd_msg_mask(ep);
 
   srd_bit_clear(p->rx_done, i);
   srd_bit_clear(p->rx_err, i);
@@ -133,7 +125,7 @@ void srd_rx_advance(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   uint32_t steps;
 
   for (steps = 0; steps < ep->settings.msg_window; ++steps) {
-    uint32_t i = p->rx_next & msg_mask(ep);
+    uint32_t i = p->rx_next & srd_msg_mask(ep);
     srd_rctx *c = ctx_of(ep, p, p->rx_next);
 
     if (srd_bit_test(p->rx_done, i)) {
@@ -179,7 +171,7 @@ void srd_rx_deliver(srd_ep *ep, srd_rctx *c, srd_tstamp now) {
 /* on_msg_complete runs when the last fragment of |c| is in. */
 static void on_msg_complete(srd_ep *ep, srd_peer *p, srd_rctx *c,
                             srd_tstamp now) {
-  uint32_t i = c->msg_id & msg_mask(ep);
+  uint32_t i = c->msg_id & srd_msg_mask(ep);
 
   srd_bit_set(p->rx_done, i);
   if (c->discard) {
@@ -271,7 +263,7 @@ static srd_rctx *new_ctx(srd_ep *ep, srd_peer *p, const srd_pkt_data *d,
   } else {
     memset(c->bits, 0, w * sizeof(uint64_t));
   }
-  p->rx_ctx[d->msg_id & msg_mask(ep)] = cidx + 1;
+  p->rx_ctx[d->msg_id & srd_msg_mask(ep)] = cidx + 1;
   return c;
 }
 
@@ -279,7 +271,7 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
                    const uint8_t *pay1, size_t len1, const uint8_t *pay2,
                    size_t len2, srd_tstamp now) {
   const srd_pkt_data *d = &pkt->u.data;
-  uint32_t i = d->msg_id & msg_mask(ep), frag, fs = p->frag_size;
+  uint32_t i = d->msg_id & srd_msg_mask(ep), frag, fs = p->frag_size;
   srd_rctx *c;
   uint8_t *dst;
 
@@ -430,7 +422,7 @@ void srd_rx_session_reset(srd_ep *ep, srd_peer *p, int err, srd_tstamp now) {
       /* Complete and acknowledged, waiting for a buffer: it stays, free
          of ordering now. */
       c->anyorder = 1;
-      p->rx_ctx[(p->rx_next + k) & msg_mask(ep)] = 0;
+      p->rx_ctx[(p->rx_next + k) & srd_msg_mask(ep)] = 0;
     } else {
       abort_ctx(ep, p, c, err, now);
     }
@@ -457,10 +449,10 @@ static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
                       const srd_pkt_hs *params, srd_tstamp now) {
   uint32_t tx_base, rx_base;
 
-  if (established(p) && p->peer_conn == conn) {
+  if (srd_established(p) && p->peer_conn == conn) {
     return;
   }
-  if (established(p)) {
+  if (srd_established(p)) {
     srd_ep_log(ep, now, SRD_LOG_PEER_RESET, p->id, -1, p->peer_conn, conn);
   }
   srd_tx_session_reset(ep, p, now);
@@ -580,7 +572,7 @@ int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
     stale_dst(ep, p, now);
     return SRD_ERR_STALE;
   }
-  if (!established(p) || pkt->c.src_conn != p->peer_conn) {
+  if (!srd_established(p) || pkt->c.src_conn != p->peer_conn) {
     /* Data that carries our cookie proves its sender's incarnation (its
        HS_CONFIRM may be late or lost). */
     if (pkt->c.type == SRD_PKT_DATA && (pkt->c.flags & SRD_DATA_FLAG_HS_ECHO) &&
@@ -589,7 +581,7 @@ int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
       confirm_cookie(ep, p, now);
     } else {
       srd_ep_drop(ep, now, p->id,
-                  established(p) ? SRD_DROP_BAD_CONN : SRD_DROP_NO_SESSION,
+                  srd_established(p) ? SRD_DROP_BAD_CONN : SRD_DROP_NO_SESSION,
                   pkt->c.type);
       return SRD_ERR_STALE;
     }

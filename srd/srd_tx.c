@@ -12,23 +12,15 @@
 /* Packets with this lost_path were not lost (an RNR): no path to avoid. */
 #define NO_PATH 0xFFFFu
 
-static inline uint32_t msg_mask(const srd_ep *ep) {
-  return ep->settings.msg_window - 1;
-}
-
-static inline int established(const srd_peer *p) {
-  return p->state == SRD_PEER_STATE_ESTABLISHED;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Message ends                                                             */
 
 /* finish takes an ACTIVE message out of the peer's window and moves the
    message floor past every finished id. */
 static void finish(srd_ep *ep, srd_peer *p, srd_send *s) {
-  p->tx_msgs[s->msg_id & msg_mask(ep)] = 0;
+  p->tx_msgs[s->msg_id & srd_msg_mask(ep)] = 0;
   while (p->msg_floor != p->next_msg_id &&
-         p->tx_msgs[p->msg_floor & msg_mask(ep)] == 0) {
+         p->tx_msgs[p->msg_floor & srd_msg_mask(ep)] == 0) {
     ++p->msg_floor;
   }
 }
@@ -54,7 +46,7 @@ void srd_tx_msg_fail(srd_ep *ep, srd_peer *p, srd_send *s, int err,
   if (s->state == SRD_SEND_ACTIVE) {
     finish(ep, p, s);
     /* The receiver may hold part of it: tell it the floor moved. */
-    if (established(p)) {
+    if (srd_established(p)) {
       p->want_sync = 1;
     }
   }
@@ -69,7 +61,7 @@ void srd_tx_fail_all(srd_ep *ep, srd_peer *p, int err, int pending_too,
      Failing one moves the floor, so count from where it was. */
   for (i = 0; i < ep->settings.msg_window; ++i) {
     uint32_t id = base + i;
-    uint32_t ref = p->tx_msgs[id & msg_mask(ep)];
+    uint32_t ref = p->tx_msgs[id & srd_msg_mask(ep)];
     if (ref) {
       srd_tx_msg_fail(ep, p, &ep->sends[ref - 1], err, now);
     }
@@ -414,7 +406,7 @@ static void on_rnr(srd_ep *ep, srd_peer *p, srd_send *s, srd_rtb_ent *e,
 
 static void on_nack(srd_ep *ep, srd_peer *p, const srd_pkt_nack *n,
                     srd_tstamp now) {
-  uint32_t ref = p->tx_msgs[n->msg_id & msg_mask(ep)];
+  uint32_t ref = p->tx_msgs[n->msg_id & srd_msg_mask(ep)];
   srd_send *s = ref ? live_send(ep, p, ref - 1, n->msg_id) : NULL;
   srd_rtb_ent *e = srd_rtb_get(&p->rtb, n->seq);
 
@@ -532,7 +524,7 @@ void srd_tx_on_timer(srd_ep *ep, srd_peer *p, srd_tstamp now) {
                         ep->settings.rto_initial, 2 * ep->settings.rto_max);
     if (p->hs_tries > ep->settings.max_retries) {
       p->req_nonce = 0;
-      if (!established(p)) {
+      if (!srd_established(p)) {
         srd_ep_set_state(ep, p, SRD_PEER_STATE_UNREACHABLE, now);
         srd_tx_fail_all(ep, p, SRD_ERR_PEER_UNREACHABLE, 1, now);
       }
@@ -562,7 +554,7 @@ static void activate(srd_ep *ep, srd_peer *p, srd_send *s) {
 
   s->msg_id = p->next_msg_id++;
   s->state = SRD_SEND_ACTIVE;
-  p->tx_msgs[s->msg_id & msg_mask(ep)] = slot + 1;
+  p->tx_msgs[s->msg_id & srd_msg_mask(ep)] = slot + 1;
   s->n_frags =
       s->len <= p->frag_size ? 1 : (s->len + p->frag_size - 1) / p->frag_size;
   s->next_frag = 0;
@@ -656,7 +648,7 @@ static int ring_open(srd_peer *p) {
 }
 
 static int data_ready(const srd_ep *ep, const srd_peer *p, srd_tstamp now) {
-  return established(p) && now >= p->rnr_until && has_data(ep, p) &&
+  return srd_established(p) && now >= p->rnr_until && has_data(ep, p) &&
          window_open(p, now) &&
          (!srd_rtb_full(&p->rtb) ||
           p->rtb.ents[p->rtb.head & p->rtb.mask].state != SRD_RTB_INFLIGHT);
@@ -678,7 +670,7 @@ srd_tstamp srd_tx_deadline(const srd_ep *ep, const srd_peer *p,
   if (oldest != NULL) {
     t = srd_min(t, rto_deadline(ep, p, oldest));
   }
-  if (established(p) && has_data(ep, p)) {
+  if (srd_established(p) && has_data(ep, p)) {
     if (now < p->rnr_until) {
       t = srd_min(t, p->rnr_until);
     } else if (p->ccs.cwnd < p->ccs.pkt_bytes && now < p->next_pace_ts) {
@@ -729,7 +721,7 @@ static srd_ssize write_ctl(srd_ep *ep, srd_peer *p, srd_path *path,
                                       UINT32_MAX);
   }
   if (p->want_req) {
-    common(ep, p, &c, established(p) ? p->peer_conn : 0, pidx);
+    common(ep, p, &c, srd_established(p) ? p->peer_conn : 0, pidx);
     hs.nonce = p->req_nonce;
     hs_params(ep, &hs);
     n = srd_pkt_encode_hs(buf, cap, SRD_PKT_HS_REQ, &c, &hs);
@@ -902,10 +894,10 @@ srd_ssize srd_tx_write(srd_ep *ep, srd_peer *p, srd_path *path, uint8_t *buf,
   payload->base = NULL;
   payload->len = 0;
   if (p->want_req || p->want_resp || p->want_confirm ||
-      (p->want_sync && established(p))) {
+      (p->want_sync && srd_established(p))) {
     return write_ctl(ep, p, path, buf, cap, now);
   }
-  if (!established(p)) {
+  if (!srd_established(p)) {
     return 0;
   }
   if (srd_acktr_ack_due(&p->acktr, now, ep->settings.ack_freq,
