@@ -17,9 +17,11 @@
  * connection-wide: most sampled paths hot (incast at the receiver, or the
  * sender's own uplink), or a peer with one path.  Loss is handled the same
  * way, plus a loss-rate check per round trip: more than 5% of a round's
- * packets lost while the smoothed RTT sits a quarter of the target above
- * the base RTT is congestion (a buffer too shallow to ever build the
- * target delay); loss without queueing is not.
+ * packets lost while even the round's fastest RTT sample sits a quarter
+ * of the target above the base RTT is congestion (a buffer too shallow to
+ * ever build the target delay); loss without queueing is not, nor is
+ * reordering, which adds outliers above the RTT floor but does not raise
+ * it.
  *
  * "fixed" keeps a constant window: the teaching baseline.
  */
@@ -70,22 +72,31 @@ static void swift_init(srd_cc *cc, srd_cc_stat *st, srd_tstamp now) {
   cc->slow_start = 1;
   cc->round_start = now;
   cc->round_lost = cc->round_acked = 0;
+  cc->round_min_rtt = UINT64_MAX;
   st->cwnd = st->init_cwnd;
 }
 
 /* end_round closes a loss-rate round when one RTT has passed; returns
-   nonzero if it was lossy. */
+   nonzero if it was congested: more than 1/LOSS_ROUND_DIV of its packets
+   lost while even its fastest sample sat a quarter of the target above
+   the base RTT (a buffer too shallow to ever build the target delay).
+   Random loss without queueing does not qualify, nor does reordering,
+   which inflates the average RTT but not its floor. */
 static int end_round(srd_cc *cc, const srd_cc_stat *st, srd_tstamp now) {
-  int lossy;
+  int congested;
 
   if (st->srtt == 0 || now - cc->round_start < st->srtt) {
     return 0;
   }
-  lossy = cc->round_lost >= 2 && (uint64_t)cc->round_lost * LOSS_ROUND_DIV >
-                                     (uint64_t)cc->round_lost + cc->round_acked;
+  congested = cc->round_lost >= 2 &&
+              (uint64_t)cc->round_lost * LOSS_ROUND_DIV >
+                  (uint64_t)cc->round_lost + cc->round_acked &&
+              st->min_rtt != UINT64_MAX && cc->round_min_rtt != UINT64_MAX &&
+              cc->round_min_rtt > st->min_rtt + st->target_qdelay / 4;
   cc->round_start = now;
   cc->round_lost = cc->round_acked = 0;
-  return lossy;
+  cc->round_min_rtt = UINT64_MAX;
+  return congested;
 }
 
 static void swift_on_ack(srd_cc *cc, srd_cc_stat *st, const srd_cc_ack *ack,
@@ -93,13 +104,10 @@ static void swift_on_ack(srd_cc *cc, srd_cc_stat *st, const srd_cc_ack *ack,
   srd_duration target;
 
   cc->round_acked += ack->pkts_acked;
-  /* A lossy round is congestion when queues were building too (delay a
-     quarter of the target above base): a buffer too shallow to ever reach
-     the target.  Random loss without queueing is left to retransmission
-     and path steering. */
-  if (end_round(cc, st, now) && st->min_rtt != UINT64_MAX &&
-      st->srtt > st->min_rtt + st->target_qdelay / 4 &&
-      can_decrease(cc, st, now)) {
+  if (ack->rtt != 0 && ack->rtt < cc->round_min_rtt) {
+    cc->round_min_rtt = ack->rtt;
+  }
+  if (end_round(cc, st, now) && can_decrease(cc, st, now)) {
     decrease(cc, st, 1.0 - SWIFT_MAX_MDF, 0, now);
     return;
   }

@@ -82,10 +82,13 @@ struct srd_cc {
   /* slow_start: grow by the bytes acknowledged until the first sign of
      congestion. */
   int slow_start;
-  /* A loss-rate round: losses and acks since round_start. */
+  /* A loss-rate round: losses and acks since round_start, and the
+     smallest RTT sample in it (queueing raises the floor of the RTT,
+     reordering only adds outliers above it). */
   srd_tstamp round_start;
   uint32_t round_lost;
   uint32_t round_acked;
+  srd_duration round_min_rtt;
 };
 
 /* srd_cc_find returns the algorithm named |name|, or NULL. */

@@ -352,10 +352,12 @@ static void test_cc_swift_on_loss(void **state) {
 }
 
 /* lossy_round runs one loss-rate round from |t|: |lost| losses (not
-   congested), |acked| packets acknowledged without an RTT sample, then a
-   closing ACK one srtt after the round started.  Returns the window. */
-static uint64_t lossy_round(srd_cc_stat *st, srd_duration srtt, uint32_t lost,
+   congested), |acked| packets acknowledged with the round's fastest RTT
+   sample |floor| (0 for none), then a closing ACK one srtt after the
+   round started.  Returns the window. */
+static uint64_t lossy_round(srd_cc_stat *st, srd_duration floor, uint32_t lost,
                             uint32_t acked) {
+  const srd_duration srtt = floor ? floor : MIN_RTT;
   srd_cc cc;
   srd_tstamp t0 = SRD_MS;
   uint32_t i;
@@ -366,7 +368,12 @@ static uint64_t lossy_round(srd_cc_stat *st, srd_duration srtt, uint32_t lost,
     srd_cc_swift.on_loss(&cc, st, 0, t0 + 1 + i);
   }
   assert_true(st->cwnd == 10 * PKT);
+  /* The ACK carries no sample (a sample above the target would also
+     trigger the delay rule); the round's floor is set directly. */
   on_ack(&cc, st, (uint64_t)acked * PKT, acked, 0, 0, t0 + srtt - 1);
+  if (floor) {
+    cc.round_min_rtt = floor;
+  }
   /* Not yet a round. */
   assert_true(st->cwnd == 10 * PKT);
   assert_int_equal(cc.round_lost, lost);
@@ -384,15 +391,17 @@ static void test_cc_swift_loss_round(void **state) {
   const srd_duration queued = MIN_RTT + TARGET / 4 + 1;
   (void)state;
 
-  /* More than 5% lost with queues building: halved. */
+  /* More than 5% lost with queues building (the round's fastest sample
+     above base + target/4): halved. */
   assert_true(lossy_round(&st, queued, 6, 94) == 5 * PKT);
   assert_true(st.decreases == 1);
   assert_true(st.wide_decreases == 0);
-  /* The same loss without queueing (srtt not above base + target/4):
-     random loss, no cut. */
+  /* The same loss without queueing (the floor at base + target/4):
+     random loss, no cut; nor without any sample in the round. */
   assert_true(lossy_round(&st, MIN_RTT + TARGET / 4, 6, 94) == 10 * PKT);
   assert_true(st.decreases == 0);
   assert_true(lossy_round(&st, MIN_RTT, 50, 50) == 10 * PKT);
+  assert_true(lossy_round(&st, 0, 50, 50) == 10 * PKT);
   /* 5% exactly is not more than 5%: 5 of 100. */
   assert_true(lossy_round(&st, queued, 5, 95) == 10 * PKT);
   /* Just above: 5 of 99. */
@@ -416,9 +425,10 @@ static void test_cc_swift_loss_round_timing(void **state) {
   on_ack(&cc, &st, 0, 0, 0, 0, t0 + SRD_S);
   assert_true(st.cwnd == 10 * PKT);
   assert_int_equal(cc.round_lost, 2);
-  /* With srtt: the round closes and is lossy, but the cut also waits for
-     an srtt since the last one. */
+  /* With srtt: the round closes and is lossy (its floor shows queueing),
+     but the cut also waits for an srtt since the last one. */
   sampled(&st, srtt);
+  cc.round_min_rtt = srtt;
   cc.last_decrease = t0 + SRD_S - 1;
   on_ack(&cc, &st, 0, 0, 0, 0, t0 + SRD_S);
   assert_true(st.cwnd == 10 * PKT);
@@ -428,6 +438,7 @@ static void test_cc_swift_loss_round_timing(void **state) {
   srd_cc_swift.on_timeout(&cc, &st, 1, 0, t0 + SRD_S + 2);
   assert_int_equal(cc.round_lost, 2);
   assert_true(st.cwnd == 10 * PKT);
+  cc.round_min_rtt = srtt;
   on_ack(&cc, &st, 0, 0, 0, 0, t0 + SRD_S + srtt);
   assert_true(st.cwnd == 5 * PKT);
 }
