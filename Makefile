@@ -184,6 +184,61 @@ test: all
 	$(Q)OUT=$(OUT) SAN=$(SAN) ./test/run-tests.sh
 
 # ---------------------------------------------------------------------------
+# netsim: the discrete-event fabric simulator (libnetsim), its unit tests
+# and its benchmark (docs/netsim.md).  netsim moves opaque packets and never
+# includes srd/ headers, so its objects are compiled without -Isrd/include.
+# The tests link the CMocka harness (which uses libsrd for its seed
+# helpers' header) like the srd tests do; their binaries are named
+# test_netsim_<module> so that run-tests.sh runs them with the others.
+# netsim-bench is built, never run, by `make`: run it by hand.
+
+NETSIM_SRCS := $(sort $(wildcard netsim/*.c))
+NETSIM_OBJS := $(NETSIM_SRCS:%.c=$(OUT)/obj/%.o)
+NETSIM_LIBA := $(OUT)/lib/libnetsim.a
+NETSIM_CFLAGS := $(CFLAGS_COMMON) -Inetsim
+NETSIM_TEST_SRCS := $(sort $(wildcard test/netsim/test_*.c))
+NETSIM_TEST_BINS := $(NETSIM_TEST_SRCS:test/netsim/test_%.c=$(OUT)/test/test_netsim_%)
+NETSIM_BENCH := $(OUT)/bin/netsim-bench
+
+.PHONY: netsim
+netsim: $(NETSIM_LIBA) $(NETSIM_BENCH) $(NETSIM_TEST_BINS)
+lib: $(NETSIM_LIBA)
+tools: $(NETSIM_BENCH)
+tests: $(NETSIM_TEST_BINS)
+
+$(OUT)/obj/netsim/%.o: netsim/%.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(NETSIM_CFLAGS) -c $< -o $@
+
+$(NETSIM_LIBA): $(NETSIM_OBJS)
+	$(call say,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUT)/obj/test/netsim/%.o: test/netsim/%.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(APP_CFLAGS) -Inetsim -Isrd -Itest/harness $(CMOCKA_CFLAGS) \
+		-c $< -o $@
+
+$(OUT)/test/test_netsim_%: $(OUT)/obj/test/netsim/test_%.o \
+		$(TEST_HARNESS_OBJS) $(NETSIM_LIBA) $(LIBA)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ $(CMOCKA_LIBS) -lm
+
+$(OUT)/obj/tools/netsim-bench.o: tools/netsim-bench.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(NETSIM_CFLAGS) -D_DEFAULT_SOURCE -c $< -o $@
+
+$(NETSIM_BENCH): $(OUT)/obj/tools/netsim-bench.o $(NETSIM_LIBA)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^
+
+# ---------------------------------------------------------------------------
 # Fuzzing (clang libFuzzer)
 
 FUZZ_CFLAGS := -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined \

@@ -1,0 +1,265 @@
+/*
+ * netsim_link.c: links.
+ *
+ * A link is a FIFO served at its rate followed by a propagation delay.
+ * Because service is FIFO at a known rate, a packet's departure time is
+ * fixed when it is admitted, so netsim computes it then: the queue needs no
+ * "serialisation done" event, and the link needs one pending event in all,
+ * for the arrival of its FIFO's head at the far end, re-armed for the next
+ * packet as each one arrives.  A packet-hop therefore costs one event.
+ * Occupancy, which drop-tail and ECN need, is brought up to date lazily
+ * (netsim_queue.h).
+ *
+ * Departure times come from cumulative bytes within a busy period
+ * (epoch_start + tx(epoch_bytes)), so a long train of back-to-back packets
+ * never accumulates rounding error (shared/style.md 2.3).
+ */
+#include "netsim_link.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "netsim_host.h"
+#include "netsim_switch.h"
+#include "netsim_time.h"
+
+static void link_arrive(netsim_evl *evl, netsim_timer *tm, void *ctx,
+                        uint64_t arg);
+
+int netsim_linkcfg_check(const netsim_linkcfg *cfg) {
+  if (cfg == NULL || cfg->rate_bps == 0 || cfg->rate_bps > NETSIM_RATE_MAX ||
+      cfg->delay > 1000 * NETSIM_S) {
+    return NETSIM_ERR_INVAL;
+  }
+  return 0;
+}
+
+static void set_rate(netsim_link *l, uint64_t rate_bps) {
+  l->rate_bps = rate_bps;
+  l->ps_per_byte = netsim_time_ps_per_byte(rate_bps);
+}
+
+netsim_link *netsim_link_new(const netsim_mem *mem) {
+  void *base = mem->malloc(sizeof(netsim_link) + 64, mem->user_data);
+  netsim_link *l;
+
+  if (base == NULL) {
+    return NULL;
+  }
+  l = (netsim_link *)(((uintptr_t)base + 63) & ~(uintptr_t)63);
+  memset(l, 0, sizeof(*l));
+  l->mem_base = base;
+  return l;
+}
+
+void netsim_link_del(const netsim_mem *mem, netsim_link *l) {
+  if (l) {
+    mem->free(l->mem_base, mem->user_data);
+  }
+}
+
+void netsim_link_init(netsim_link *l, netsim_sim *sim, uint32_t id,
+                      const netsim_linkcfg *cfg) {
+  netsim_timer_init(&l->tm, link_arrive, l, id);
+  netsim_queue_init(&l->q, cfg->queue_bytes, cfg->ecn_bytes);
+  l->sim = sim;
+  l->id = id;
+  l->delay = cfg->delay;
+  l->base_rate_bps = cfg->rate_bps;
+  set_rate(l, cfg->rate_bps);
+  netsim_rng_init(&l->rng, sim->set.seed, NETSIM_STREAM_LINK, id);
+  l->up = 1;
+  l->routed = 1;
+}
+
+int netsim_link_send(netsim_sim *sim, netsim_link *l, netsim_pkt *pkt) {
+  netsim_time now = sim->evl->now, fin;
+  netsim_queue *q = &l->q;
+  int verdict, was_empty;
+
+  if (!l->up) {
+    netsim_sim_drop(sim, pkt, NETSIM_DROP_LINK_DOWN, l);
+    return NETSIM_ERR_DROPPED;
+  }
+  netsim_queue_advance(q, now);
+  verdict = netsim_queue_admit(q, pkt);
+  if (verdict == NETSIM_QUEUE_FULL) {
+    netsim_sim_drop(sim, pkt, NETSIM_DROP_QUEUE, l);
+    return NETSIM_ERR_DROPPED;
+  }
+  if (verdict == NETSIM_QUEUE_MARK) {
+    pkt->flags |= NETSIM_PKT_CE;
+    ++l->marked;
+    ++sim->st.ecn_marked;
+  }
+  if (l->busy_until <= now) {
+    /* Idle: a new busy period starts now. */
+    l->epoch_start = now;
+    l->epoch_bytes = 0;
+  }
+  l->epoch_bytes += pkt->size;
+  fin = l->epoch_start + (l->ps_per_byte
+                              ? l->epoch_bytes * l->ps_per_byte
+                              : netsim_time_tx(l->epoch_bytes, l->rate_bps));
+  l->busy_until = fin;
+  pkt->t_fin = fin;
+  pkt->t_arr = fin + l->delay;
+  was_empty = q->head == NULL;
+  l->byte_ps += (double)pkt->size * (double)(fin - now);
+  netsim_queue_push(q, pkt);
+  if (was_empty) {
+    int rv = netsim_evl_timer_set(sim->evl, &l->tm, pkt->t_arr);
+    /* The heap was sized for one timer per link when routes were built. */
+    assert(rv == 0);
+    (void)rv;
+  }
+  return 0;
+}
+
+/* link_arrive: the FIFO's head reached the far end. */
+static void link_arrive(netsim_evl *evl, netsim_timer *tm, void *ctx,
+                        uint64_t arg) {
+  netsim_link *l = ctx;
+  netsim_sim *sim = l->sim;
+  netsim_queue *q = &l->q;
+  netsim_pkt *p;
+  netsim_node *to;
+
+  assert(q->head && q->head->t_arr == evl->now);
+  p = netsim_queue_pop(q);
+  if (q->head) {
+    /* The successor's arrival time was copied into |p| when it was queued:
+       no need to touch it now. */
+    netsim_evl_timer_set(evl, tm, p->t_next_arr);
+  }
+  ++l->rx_pkts;
+  l->rx_bytes += p->size;
+  ++sim->st.hops;
+  ++p->hops;
+  netsim_sim_trace(sim, evl->now, (p->uid << 24) ^ arg);
+  if (sim->tap_cb) {
+    sim->tap_cb(sim, p, l, sim->tap_user);
+  }
+  if (l->loss_thresh && (l->loss_thresh == UINT64_MAX ||
+                         netsim_rng_next(&l->rng) < l->loss_thresh)) {
+    netsim_sim_drop(sim, p, NETSIM_DROP_LOSS, l);
+    return;
+  }
+  to = l->to;
+  if (to->kind == NETSIM_NODE_SWITCH) {
+    netsim_switch_forward(sim, (netsim_switch *)to, p);
+  } else {
+    netsim_host_deliver(sim, (netsim_host *)to, p);
+  }
+}
+
+void netsim_link_set_up(netsim_sim *sim, netsim_link *l, int up) {
+  netsim_pkt *p, *next;
+
+  if (up) {
+    l->up = 1;
+    return;
+  }
+  if (!l->up) {
+    return;
+  }
+  l->up = 0;
+  /* Everything queued or on the wire is lost.  Detach the FIFO first: the
+     drop callback may send again (onto a dead link, where it is dropped
+     at once). */
+  netsim_evl_timer_stop(sim->evl, &l->tm);
+  p = netsim_queue_take_all(&l->q);
+  l->busy_until = sim->evl->now;
+  l->epoch_start = sim->evl->now;
+  l->epoch_bytes = 0;
+  for (; p; p = next) {
+    next = p->next;
+    p->next = NULL;
+    ++l->flushed_pkts;
+    l->flushed_bytes += p->size;
+    netsim_sim_drop(sim, p, NETSIM_DROP_LINK_DOWN, l);
+  }
+}
+
+int netsim_link_set_rate(netsim_sim *sim, netsim_link *l, uint64_t rate_bps) {
+  netsim_time now = sim->evl->now;
+
+  if (rate_bps == 0) {
+    rate_bps = l->base_rate_bps;
+  }
+  if (rate_bps > NETSIM_RATE_MAX) {
+    return NETSIM_ERR_INVAL;
+  }
+  /* A new busy period starts where the current one ends: packets already
+     queued keep their times, later ones are timed at the new rate. */
+  l->epoch_start = l->busy_until > now ? l->busy_until : now;
+  l->epoch_bytes = 0;
+  set_rate(l, rate_bps);
+  return 0;
+}
+
+int netsim_link_set_loss(netsim_link *l, double p) {
+  if (!(p >= 0.0 && p <= 1.0)) {
+    return NETSIM_ERR_INVAL;
+  }
+  l->loss = p;
+  l->loss_thresh = netsim_rng_threshold(p);
+  return 0;
+}
+
+int netsim_link_set_queue(netsim_link *l, uint64_t queue_bytes,
+                          uint64_t ecn_bytes) {
+  netsim_queue_set_limits(&l->q, queue_bytes, ecn_bytes);
+  return 0;
+}
+
+uint32_t netsim_link_id(const netsim_link *l) {
+  return l->id;
+}
+
+uint64_t netsim_link_queue_bytes(netsim_link *l) {
+  netsim_queue_advance(&l->q, l->sim->evl->now);
+  return l->q.bytes;
+}
+
+void netsim_link_get_info(const netsim_link *l, netsim_link_info *info) {
+  memset(info, 0, sizeof(*info));
+  info->id = l->id;
+  info->peer = l->peer;
+  info->from_node = l->from_node;
+  info->from_port = l->from_port;
+  info->to_node = l->to_node;
+  info->to_port = l->to_port;
+  info->rate_bps = l->rate_bps;
+  info->base_rate_bps = l->base_rate_bps;
+  info->delay = l->delay;
+  info->queue_bytes = l->q.limit;
+  info->ecn_bytes = l->q.ecn;
+  info->loss = l->loss;
+  info->up = l->up;
+  info->routed = l->routed;
+}
+
+void netsim_link_get_stats(netsim_link *l, netsim_link_stats *st) {
+  netsim_pkt *p;
+
+  memset(st, 0, sizeof(*st));
+  netsim_queue_advance(&l->q, l->sim->evl->now);
+  /* Every admitted packet has arrived, was flushed, or is still on the
+     link. */
+  st->enq_pkts = l->rx_pkts + l->flushed_pkts;
+  st->enq_bytes = l->rx_bytes + l->flushed_bytes;
+  for (p = l->q.head; p; p = p->next) {
+    ++st->enq_pkts;
+    st->enq_bytes += p->size;
+  }
+  st->rx_pkts = l->rx_pkts;
+  st->rx_bytes = l->rx_bytes;
+  memcpy(st->drops, l->drops, sizeof(st->drops));
+  st->ecn_marked = l->marked;
+  st->q_bytes = l->q.bytes;
+  st->q_pkts = l->q.pkts;
+  st->max_q_bytes = l->q.max_bytes;
+  st->q_byte_ps = l->byte_ps;
+  st->busy_until = l->busy_until;
+}
