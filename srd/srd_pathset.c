@@ -13,12 +13,35 @@
 /* reo_mult cap: the window may grow to 16 x min_rtt/4 (bounded by srtt). */
 #define MAX_REO_MULT 16
 
-static void shuffle(srd_pathset *ps) {
-  uint32_t i;
+/* below draws a uniform value in [0, |bound|), 1 <= |bound| <= 64, from
+   16 bits of |*bits| (refilled from the generator every four draws):
+   Lemire's multiply-shift with its rejection step, so without bias. */
+static inline uint32_t below(srd_pcg *pcg, uint64_t *bits, uint32_t *left,
+                             uint32_t bound) {
+  for (;;) {
+    uint32_t m, l;
+    if (*left == 0) {
+      *bits = srd_pcg_u64(pcg);
+      *left = 4;
+    }
+    m = (uint32_t)(*bits & 0xffff) * bound;
+    *bits >>= 16;
+    --*left;
+    l = m & 0xffff;
+    if (l >= bound || l >= (65536u - bound) % bound) {
+      return m >> 16;
+    }
+  }
+}
 
-  /* Fisher-Yates. */
+static void shuffle(srd_pathset *ps) {
+  uint64_t bits = 0;
+  uint32_t i, left = 0;
+
+  /* Fisher-Yates, four draws per 64 random bits: a cycle of 64 paths
+     costs 16 generator steps. */
   for (i = ps->n - 1; i > 0; --i) {
-    uint32_t j = srd_pcg_bounded(ps->pcg, i + 1);
+    uint32_t j = below(ps->pcg, &bits, &left, i + 1);
     uint8_t t = ps->order[i];
     ps->order[i] = ps->order[j];
     ps->order[j] = t;
@@ -81,8 +104,13 @@ static int hard(const srd_pathset *ps, uint32_t idx, srd_tstamp now) {
   return ps->p[idx].avoid_until > now && ps->p[idx].loss_streak >= 2;
 }
 
-uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
-                          uint32_t exclude) {
+void srd_pathset_new_cycle(srd_pathset *ps) {
+  shuffle(ps);
+  ps->cursor = 0;
+}
+
+uint32_t srd_pathset_pick_slow(srd_pathset *ps, uint32_t *cursor,
+                               srd_tstamp now, uint32_t exclude) {
   uint32_t i, pos, idx, best = UINT32_MAX, best_pos = 0;
   int steer = -1;
 
@@ -157,7 +185,7 @@ int srd_pathset_on_sample(srd_pathset *ps, uint32_t i, srd_duration sample,
        stale delay that got it avoided, one probe would barely move it and
        the path would be avoided again and again. */
     p->recent = sample;
-    p->avoid_until = 0;
+    srd_pathset_avoid(ps, i, 0);
   } else {
     p->recent = (3 * p->recent + sample) / 4;
   }
@@ -177,7 +205,7 @@ int srd_pathset_on_sample(srd_pathset *ps, uint32_t i, srd_duration sample,
      this path's route, not at either end. */
   if (ps->steering && hot && ps->n > 1 && p->recent > avg + target / 2 &&
       p->avoid_until <= now) {
-    p->avoid_until = now + srd_max(avg, p->recent);
+    srd_pathset_avoid(ps, i, now + srd_max(avg, p->recent));
     return 1;
   }
   return 0;
@@ -226,7 +254,8 @@ srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
     return 0;
   }
   shift = srd_min(p->loss_streak - 1, MAX_PENALTY_SHIFT);
-  p->avoid_until = srd_max(p->avoid_until, now + srd_min(base << shift, cap));
+  srd_pathset_avoid(ps, i,
+                    srd_max(p->avoid_until, now + srd_min(base << shift, cap)));
   return p->avoid_until;
 }
 

@@ -91,7 +91,20 @@ typedef struct srd_pathset {
   /* n_hot counts hot paths; n_sampled paths with at least one sample. */
   uint32_t n_hot;
   uint32_t n_sampled;
+  /* avoid_max is at least every path's avoid_until: before it, a pick
+     must look at avoidance; from it on, none is avoided and a pick is the
+     next path of the order. */
+  srd_tstamp avoid_max;
 } srd_pathset;
+
+/* srd_pathset_avoid sets path |i| avoided until |until|. */
+static inline void srd_pathset_avoid(srd_pathset *ps, uint32_t i,
+                                     srd_tstamp until) {
+  ps->p[i].avoid_until = until;
+  if (until > ps->avoid_max) {
+    ps->avoid_max = until;
+  }
+}
 
 /* srd_pathset_init sets up |n| paths (1..SRD_MAX_PATHS); |pcg| (kept)
    draws the spraying order. */
@@ -101,8 +114,31 @@ void srd_pathset_init(srd_pathset *ps, uint32_t n, int steering, srd_pcg *pcg);
    |exclude| when another path exists (pass UINT32_MAX for none), and
    advances |cursor| (&ps->cursor for data, &ps->ctl_cursor for control
    packets). */
-uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor, srd_tstamp now,
-                          uint32_t exclude);
+static inline uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor,
+                                        srd_tstamp now, uint32_t exclude);
+
+/* srd_pathset_pick_slow is srd_pathset_pick when a path may be avoided or
+   excluded. */
+uint32_t srd_pathset_pick_slow(srd_pathset *ps, uint32_t *cursor,
+                               srd_tstamp now, uint32_t exclude);
+
+/* srd_pathset_new_cycle reshuffles the data order and restarts its
+   cursor. */
+void srd_pathset_new_cycle(srd_pathset *ps);
+
+static inline uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor,
+                                        srd_tstamp now, uint32_t exclude) {
+  /* The common pick: no path avoided, none excluded, so the next path of
+     the order (a new cycle reshuffles it). */
+  if (now >= ps->avoid_max && exclude == UINT32_MAX && ps->n > 1 &&
+      cursor == &ps->cursor) {
+    if (ps->cursor >= ps->n) {
+      srd_pathset_new_cycle(ps);
+    }
+    return ps->order[ps->cursor++];
+  }
+  return srd_pathset_pick_slow(ps, cursor, now, exclude);
+}
 
 /* srd_pathset_pick_retx is srd_pathset_pick for a retransmission: with
    steering it takes the least suspicious usable path, one with a clean
