@@ -787,10 +787,13 @@ static srd_ssize write_next(srd_ep *ep, srd_path *path, uint8_t *hdr,
       return n;
     }
     if (n > 0) {
-      /* Round-robin: the peer goes to the back of the line; if it has
-         nothing more, it leaves the line when its turn comes. */
-      ready_pop_head(ep);
-      srd_ep_ready(ep, p);
+      /* Round-robin: the peer goes to the back of the line (where it is
+         already when alone in it); if it has nothing more, it leaves the
+         line when its turn comes. */
+      if (ep->ready_tail != p->id) {
+        ready_pop_head(ep);
+        srd_ep_ready(ep, p);
+      }
       srd_ep_update_timer(ep, p, now);
       ++ep->stats.pkts_out;
       ep->stats.bytes_out += (uint64_t)n + payload->len;
@@ -802,16 +805,17 @@ static srd_ssize write_next(srd_ep *ep, srd_path *path, uint8_t *hdr,
   return 0;
 }
 
-srd_ssize srd_ep_write_pktv(srd_ep *ep, srd_path *path, uint8_t *hdr,
-                            size_t cap, srd_iovec *payload, srd_tstamp now) {
+SRD_FLATTEN srd_ssize srd_ep_write_pktv(srd_ep *ep, srd_path *path,
+                                        uint8_t *hdr, size_t cap,
+                                        srd_iovec *payload, srd_tstamp now) {
   if (ep == NULL || path == NULL || hdr == NULL || payload == NULL) {
     return SRD_ERR_INVALID_ARGUMENT;
   }
   return write_next(ep, path, hdr, cap, payload, 0, now);
 }
 
-srd_ssize srd_ep_write_pkt(srd_ep *ep, srd_path *path, uint8_t *buf, size_t cap,
-                           srd_tstamp now) {
+SRD_FLATTEN srd_ssize srd_ep_write_pkt(srd_ep *ep, srd_path *path, uint8_t *buf,
+                                       size_t cap, srd_tstamp now) {
   srd_iovec payload;
   srd_ssize n;
 
@@ -836,9 +840,10 @@ srd_ssize srd_ep_write_pkt(srd_ep *ep, srd_path *path, uint8_t *buf, size_t cap,
 /* ------------------------------------------------------------------------ */
 /* Input                                                                    */
 
-int srd_ep_read_pktv(srd_ep *ep, const srd_path *path, const uint8_t *hdr,
-                     size_t hdrlen, const uint8_t *payload, size_t payloadlen,
-                     srd_tstamp now) {
+SRD_FLATTEN int srd_ep_read_pktv(srd_ep *ep, const srd_path *path,
+                                 const uint8_t *hdr, size_t hdrlen,
+                                 const uint8_t *payload, size_t payloadlen,
+                                 srd_tstamp now) {
   srd_pkt pkt;
   srd_drop_reason why;
   srd_peer *p;

@@ -290,10 +290,11 @@ static inline uint32_t srd_wrap_early(uint32_t r) {
 }
 
 /* srd_ep.c */
-void srd_ep_log(srd_ep *ep, srd_tstamp ts, srd_log_event ev, srd_peer_id peer,
-                int32_t path, uint64_t a, uint64_t b);
-void srd_ep_drop(srd_ep *ep, srd_tstamp ts, srd_peer_id peer,
-                 srd_drop_reason why, uint8_t type);
+SRD_COLD void srd_ep_log(srd_ep *ep, srd_tstamp ts, srd_log_event ev,
+                         srd_peer_id peer, int32_t path, uint64_t a,
+                         uint64_t b);
+SRD_COLD void srd_ep_drop(srd_ep *ep, srd_tstamp ts, srd_peer_id peer,
+                          srd_drop_reason why, uint8_t type);
 void srd_ep_cq_push(srd_ep *ep, srd_op op, uint32_t slot, int status,
                     srd_peer_id peer, uint32_t msg_id, void *buf, size_t len,
                     void *user_ctx, srd_tstamp now);
@@ -305,12 +306,12 @@ static inline srd_cqe *srd_ep_cq_last(srd_ep *ep) {
   return &ep->cq[i >= ep->cq_cap ? i - ep->cq_cap : i];
 }
 void srd_ep_update_timer(srd_ep *ep, srd_peer *p, srd_tstamp now);
-void srd_ep_set_state(srd_ep *ep, srd_peer *p, srd_peer_state st,
-                      srd_tstamp now);
+SRD_COLD void srd_ep_set_state(srd_ep *ep, srd_peer *p, srd_peer_state st,
+                               srd_tstamp now);
 void srd_ep_sq_remove(srd_ep *ep, srd_peer *p, srd_send *s);
 void srd_ep_rctx_release(srd_ep *ep, srd_rctx *c);
 void srd_ep_rctx_release_chunks(srd_ep *ep, srd_rctx *c);
-void srd_ep_start_handshake(srd_ep *ep, srd_peer *p, srd_tstamp now);
+SRD_COLD void srd_ep_start_handshake(srd_ep *ep, srd_peer *p, srd_tstamp now);
 void srd_ep_rctx_unexp_remove(srd_ep *ep, srd_rctx *c);
 int srd_ep_chunk_take(srd_ep *ep, srd_rctx *c, uint32_t frag, uint8_t **mem);
 srd_duration srd_ep_rto(const srd_ep *ep, const srd_peer *p);
@@ -324,15 +325,16 @@ void srd_tx_on_timer(srd_ep *ep, srd_peer *p, srd_tstamp now);
 int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now);
 void srd_tx_msg_fail(srd_ep *ep, srd_peer *p, srd_send *s, int err,
                      srd_tstamp now);
-void srd_tx_fail_all(srd_ep *ep, srd_peer *p, int err, int pending_too,
-                     srd_tstamp now);
-void srd_tx_session_reset(srd_ep *ep, srd_peer *p, srd_tstamp now);
+SRD_COLD void srd_tx_fail_all(srd_ep *ep, srd_peer *p, int err, int pending_too,
+                              srd_tstamp now);
+SRD_COLD void srd_tx_session_reset(srd_ep *ep, srd_peer *p, srd_tstamp now);
 
 /* srd_rx.c */
 int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
                   const uint8_t *pay1, size_t len1, const uint8_t *pay2,
                   size_t len2, srd_tstamp now);
-void srd_rx_session_reset(srd_ep *ep, srd_peer *p, int err, srd_tstamp now);
+SRD_COLD void srd_rx_session_reset(srd_ep *ep, srd_peer *p, int err,
+                                   srd_tstamp now);
 void srd_rx_deliver(srd_ep *ep, srd_rctx *c, srd_tstamp now);
 void srd_rx_advance(srd_ep *ep, srd_peer *p, srd_tstamp now);
 void srd_rx_flush(srd_ep *ep, srd_tstamp now);

@@ -22,6 +22,19 @@
 #  define srd_unlikely(X) (X)
 #endif
 
+/* SRD_FLATTEN marks an entry point of the per-packet path (reading and
+   writing a packet): every call in it is inlined, transitively, so that
+   the packet's fields stay in registers from decoding to delivery.
+   SRD_COLD marks what such a path calls rarely (handshakes, errors,
+   logging, session resets): kept out of line, out of the hot code. */
+#if defined(__GNUC__)
+#  define SRD_FLATTEN __attribute__((flatten))
+#  define SRD_COLD __attribute__((cold, noinline))
+#else
+#  define SRD_FLATTEN
+#  define SRD_COLD
+#endif
+
 /* srd_seq_lt and friends compare 32-bit sequence numbers that wrap
    (RFC 1982 serial number arithmetic): |a| is before |b| when the
    difference, read as signed, is negative. */

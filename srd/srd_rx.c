@@ -113,8 +113,8 @@ static void retire(srd_ep *ep, srd_peer *p) {
 }
 
 /* abort_ctx ends a message the sender gave up on. */
-static void abort_ctx(srd_ep *ep, srd_peer *p, srd_rctx *c, int err,
-                      srd_tstamp now) {
+SRD_COLD static void abort_ctx(srd_ep *ep, srd_peer *p, srd_rctx *c, int err,
+                               srd_tstamp now) {
   if (c->recv != SRD_NIL) {
     recv_complete(ep, p, c->recv, err, c->msg_id, c->msg_len, now);
   }
@@ -445,8 +445,8 @@ static uint32_t mix(uint32_t a, uint32_t b) {
 /* establish makes |conn| the peer's proven incarnation.  A different one
    than before means the peer restarted: what was in flight with the old
    one ends in SRD_ERR_PEER_RESET (sends) or SRD_ERR_ABORTED (receives). */
-static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
-                      const srd_pkt_hs *params, srd_tstamp now) {
+SRD_COLD static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
+                               const srd_pkt_hs *params, srd_tstamp now) {
   uint32_t tx_base, rx_base;
 
   if (srd_established(p) && p->peer_conn == conn) {
@@ -474,7 +474,7 @@ static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
 
 /* confirm_cookie: the incarnation our HS_RESP went to proved it is live
    by echoing the cookie. */
-static void confirm_cookie(srd_ep *ep, srd_peer *p, srd_tstamp now) {
+SRD_COLD static void confirm_cookie(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   establish(ep, p, p->cookie_conn, &p->cookie_params, now);
   p->cookie = 0;
   /* A repeated request may still be waiting for its answer; the peer has
@@ -483,8 +483,8 @@ static void confirm_cookie(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   p->want_resp = 0;
 }
 
-static int on_hs_req(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
-                     srd_tstamp now) {
+SRD_COLD static int on_hs_req(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
+                              srd_tstamp now) {
   srd_ep_log(ep, now, SRD_LOG_HANDSHAKE, p->id, -1, SRD_PKT_HS_REQ,
              pkt->c.src_conn);
   /* Answer with a fresh cookie; a repeated request from the same
@@ -504,8 +504,8 @@ static int on_hs_req(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
   return 0;
 }
 
-static int on_hs_resp(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
-                      srd_tstamp now) {
+SRD_COLD static int on_hs_resp(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
+                               srd_tstamp now) {
   if (pkt->c.dst_conn != ep->conn_id || p->req_nonce == 0 ||
       pkt->u.hs.echo != p->req_nonce) {
     srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_CONN, SRD_PKT_HS_RESP);
@@ -530,8 +530,8 @@ static int on_hs_resp(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
   return 0;
 }
 
-static int on_hs_confirm(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
-                         srd_tstamp now) {
+SRD_COLD static int on_hs_confirm(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
+                                  srd_tstamp now) {
   if (pkt->c.dst_conn != ep->conn_id || p->cookie == 0 ||
       pkt->u.hs.echo != p->cookie || pkt->c.src_conn != p->cookie_conn) {
     srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_CONN, SRD_PKT_HS_CONFIRM);
@@ -545,7 +545,7 @@ static int on_hs_confirm(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
 
 /* stale_dst: a packet for an earlier incarnation of this endpoint.  The
    sender still believes in it; a handshake tells it we restarted. */
-static void stale_dst(srd_ep *ep, srd_peer *p, srd_tstamp now) {
+SRD_COLD static void stale_dst(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   if (p->req_nonce != 0 ||
       (p->last_stale_req && now - p->last_stale_req < srd_ep_rto(ep, p))) {
     return;

@@ -696,8 +696,8 @@ static void hs_params(const srd_ep *ep, srd_pkt_hs *hs) {
   hs->msg_window = ep->settings.msg_window;
 }
 
-static srd_ssize write_ctl(srd_ep *ep, srd_peer *p, srd_path *path,
-                           uint8_t *buf, size_t cap, srd_tstamp now) {
+SRD_COLD static srd_ssize write_ctl(srd_ep *ep, srd_peer *p, srd_path *path,
+                                    uint8_t *buf, size_t cap, srd_tstamp now) {
   srd_pkt_common c;
   srd_pkt_hs hs;
   srd_ssize n;
