@@ -446,8 +446,6 @@ int srd_ep_post_send(srd_ep *ep, srd_peer_id peer, const void *buf, size_t len,
   s->peer = peer;
   s->msg_id = 0;
   s->n_frags = s->next_frag = s->n_acked = 0;
-  s->rnr_count = 0;
-  s->rnr_epoch = 0;
   s->refunds = 0;
   s->state = SRD_SEND_PENDING;
   sq_append(ep, p, s, idx);

@@ -40,8 +40,6 @@ typedef struct srd_send {
   uint32_t n_frags;   /* fragments, at the peer's fragment size */
   uint32_t next_frag; /* first fragment never sent */
   uint32_t n_acked;   /* fragments acknowledged */
-  uint32_t rnr_count; /* RNR answers (at most one per backoff epoch) */
-  uint32_t rnr_epoch; /* the peer's RNR epoch last counted */
   uint32_t refunds;   /* losses of it that proved spurious */
   uint64_t *acked;    /* bitmap of acknowledged fragments */
   /* next and prev link the peer's send queue (messages with unsent
@@ -166,7 +164,8 @@ typedef struct srd_peer {
   srd_tstamp next_pace_ts; /* pacing for windows below one packet */
   srd_tstamp rnr_until;    /* RNR backoff: no data before this */
   uint32_t rnr_exp;
-  uint32_t rnr_epoch;
+  uint32_t rnr_epoch;       /* RNR backoff epochs begun */
+  uint32_t rnr_progress;    /* rnr_epoch when data was last acknowledged */
   uint32_t rto_backoff;     /* consecutive timeouts without progress */
   uint32_t silent_rtos;     /* timeouts with nothing heard from the peer */
   srd_tstamp last_rto;      /* when the timeout last fired */

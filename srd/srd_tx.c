@@ -395,12 +395,15 @@ static void on_rnr(srd_ep *ep, srd_peer *p, srd_send *s, srd_rtb_ent *e,
     p->rnr_until = now + b;
     srd_ep_log(ep, now, SRD_LOG_RNR_RECV, p->id, -1, msg_id, b);
   }
-  if (s != NULL && s->rnr_epoch != p->rnr_epoch) {
-    s->rnr_epoch = p->rnr_epoch;
-    if (ep->settings.rnr_retries != UINT32_MAX &&
-        ++s->rnr_count > ep->settings.rnr_retries) {
-      srd_tx_msg_fail(ep, p, s, SRD_ERR_RNR, now);
-    }
+  /* The receiver is not ready past its budget when it refused in more
+     than rnr_retries backoff epochs in a row without taking any data in
+     between.  A receiver that drains, however slowly, is waited for: with
+     many messages queued behind one posted receive, each is refused again
+     and again while the others go in, and failing them would punish a
+     receiver that keeps up with what it posts. */
+  if (s != NULL && ep->settings.rnr_retries != UINT32_MAX &&
+      p->rnr_epoch - p->rnr_progress > ep->settings.rnr_retries) {
+    srd_tx_msg_fail(ep, p, s, SRD_ERR_RNR, now);
   }
 }
 
@@ -483,6 +486,12 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now) {
     latest = rtt;
   }
 
+  if (pkts > 0) {
+    /* The receiver took data: the next refusal starts a short backoff
+       again, and the budget starts over. */
+    p->rnr_progress = p->rnr_epoch;
+    p->rnr_exp = 0;
+  }
   for (i = 0; i < a->n_nack; ++i) {
     on_nack(ep, p, &a->nack[i], now);
   }
@@ -933,6 +942,7 @@ void srd_tx_session_reset(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   p->silent_rtos = 0;
   p->rnr_until = 0;
   p->rnr_exp = 0;
+  p->rnr_progress = p->rnr_epoch;
   p->want_sync = 0;
   p->next_pace_ts = 0;
   p->cc.ops->reset(&p->cc, &p->ccs, now);

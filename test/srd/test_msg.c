@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "srd_loop.h"
 #include "testutil.h"
 
 static void fill(uint8_t *b, size_t n, uint32_t tag) {
@@ -278,6 +279,34 @@ static void test_msg_rnr_exhausted(void **state) {
   assert_true(st.rnr_received >= 4);
   assert_int_equal(tpair_poll(&tp, 1, &a, 1), 0);
   tpair_fini(&tp);
+}
+
+/* A receiver that drains, however slowly, is never past its RNR budget:
+   32 messages queued behind one posted receive are each refused in many
+   backoff epochs while the others go in, far more than the budget of 2,
+   and all of them arrive. */
+static void test_msg_rnr_slow_receiver(void **state) {
+  srd_loop_cfg cfg;
+  srd_loop_result res;
+  (void)state;
+
+  srd_loop_cfg_default(&cfg);
+  cfg.seed = tu_seed("msg_rnr_slow_receiver");
+  cfg.n_paths = 4;
+  cfg.messages = 200;
+  cfg.size = 16384;
+  cfg.inflight = 32;
+  cfg.recv_window = 1;
+  cfg.settings.unexp_msgs = 0;
+  cfg.settings.rnr_retries = 2;
+  assert_int_equal(srd_loop_run(&cfg, &res), 0);
+  assert_true(res.finished);
+  assert_int_equal(res.completed_ok, 200);
+  assert_int_equal(res.completed_err, 0);
+  assert_int_equal(res.delivered, 200);
+  assert_int_equal(res.corrupted, 0);
+  /* Every message but the first few waited behind others. */
+  assert_true(res.b.rnr_sent > 200 * 2);
 }
 
 /* A receive buffer smaller than the message: both sides hear of it. */
@@ -571,6 +600,7 @@ int main(void) {
       cmocka_unit_test(test_msg_unexpected_then_posted),
       cmocka_unit_test(test_msg_rnr_then_success),
       cmocka_unit_test(test_msg_rnr_exhausted),
+      cmocka_unit_test(test_msg_rnr_slow_receiver),
       cmocka_unit_test(test_msg_truncated),
       cmocka_unit_test(test_msg_truncated_nack_lost),
       cmocka_unit_test(test_msg_ordered_vs_unordered),

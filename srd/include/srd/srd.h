@@ -241,9 +241,10 @@ typedef struct srd_settings {
      message fails with SRD_ERR_PEER_UNRESPONSIVE, and how many handshake
      attempts are made before SRD_ERR_PEER_UNREACHABLE (default 16). */
   uint32_t max_retries;
-  /* rnr_retries is how many "receiver not ready" answers one message
-     takes before it fails with SRD_ERR_RNR (default 32); UINT32_MAX
-     retries forever (EFA's rnr_retry 7). */
+  /* rnr_retries is how many RNR backoff epochs in a row the peer may
+     refuse without taking any data before a refused message fails with
+     SRD_ERR_RNR (default 32); UINT32_MAX retries forever (EFA's rnr_retry
+     7).  A receiver that takes some messages is never past its budget. */
   uint32_t rnr_retries;
   /* rnr_backoff_min and rnr_backoff_max bound the random exponential
      backoff after an RNR (defaults 10 us and 10 ms). */
