@@ -61,7 +61,7 @@ OPT ?= -O2 -g
 CFLAGS_COMMON := -std=c11 $(OPT) $(WARN) $(SANFLAGS) -fPIC -MMD -MP
 LIB_CFLAGS := $(CFLAGS_COMMON) -fvisibility=hidden -Isrd/include
 APP_CFLAGS := $(CFLAGS_COMMON) -D_DEFAULT_SOURCE -Isrd/include \
-	-Itransports/loop
+	-Itransports/loop -Itransports/pcap
 LDFLAGS_APP := $(SANFLAGS)
 
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
@@ -76,6 +76,9 @@ LIB_SRCS := $(sort $(wildcard srd/*.c))
 LIB_OBJS := $(OUT)/obj/srd/unity/srd_unity.o
 LOOP_SRCS := transports/loop/srd_loop.c
 LOOP_OBJS := $(LOOP_SRCS:%.c=$(OUT)/obj/%.o)
+# pcap captures (libpcap), for the tools that write them.
+PCAP_OBJS := $(OUT)/obj/transports/pcap/srd_pcap.o
+PCAP_LIBS := $(shell pkg-config --libs libpcap 2>/dev/null || echo -lpcap)
 
 LIBA := $(OUT)/lib/libsrd.a
 LIBSO := $(OUT)/lib/libsrd.so.$(VERSION)
@@ -152,6 +155,12 @@ $(OUT)/bin/%: $(OUT)/obj/tools/%.o $(LOOP_OBJS) $(LIBA)
 	$(call say,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ -lm
+
+$(OUT)/bin/srd-loopback: $(OUT)/obj/tools/srd-loopback.o $(LOOP_OBJS) \
+		$(PCAP_OBJS) $(LIBA)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ -lm $(PCAP_LIBS)
 
 # Examples link only the public API (the shared library's view).
 $(OUT)/bin/example-%: examples/%.c $(LIBA)

@@ -9,9 +9,10 @@ set -eu
 
 # Build and test: compiler, make, pkg-config, CMocka, clang with its
 # libFuzzer and sanitizer runtimes, clang-format 14, binutils (nm), the
-# JSON and plotting helpers the tool tests use.
+# JSON and plotting helpers the tool tests use, libpcap for captures and
+# tshark to test the Wireshark dissector on them.
 PKGS="gcc make pkg-config libc6-dev binutils libcmocka-dev clang \
-libclang-rt-14-dev clang-format python3"
+libclang-rt-14-dev clang-format python3 libpcap-dev tshark"
 
 missing=""
 for p in $PKGS; do

@@ -19,6 +19,7 @@
 #include <srd/srd.h>
 
 #include "srd_loop.h"
+#include "srd_pcap.h"
 
 static const char *prog = "srd-loopback";
 
@@ -74,6 +75,14 @@ static void usage(FILE *f) {
       "  --seed N             seed of the wire and the endpoints [1]\n"
       "  --json               one JSON object instead of the summary\n"
       "  --log                print the engines' events to stderr\n"
+      "  --pcap FILE          write every packet to a pcap capture (Ethernet,\n"
+      "                       IPv4, UDP; A is 198.18.0.1, B 198.18.0.2, "
+      "source\n"
+      "                       port 49152 + path); tools/wireshark/srd.lua\n"
+      "                       decodes it\n"
+      "  --pcap-at WHERE      send: as sent, before the wire's impairments;\n"
+      "                       recv: as received, after them [send]\n"
+      "  --pcap-snaplen N     bytes kept of each frame, 0 for all [1024]\n"
       "  --help, --version\n"
       "\n"
       "Exit status: 0 when every message completed and arrived intact once,\n"
@@ -173,7 +182,7 @@ static const char *err_name(int code) {
 }
 
 static void print_json(const srd_loop_cfg *cfg, const srd_loop_result *res) {
-  uint64_t total = 0;
+  uint64_t total = 0, delivered = 0;
   uint32_t i;
   int first = 1;
 
@@ -212,6 +221,19 @@ static void print_json(const srd_loop_cfg *cfg, const srd_loop_result *res) {
   printf("\"srtt_us\":%.3f,\"min_rtt_us\":%.3f,\"cwnd\":%" PRIu64 ",",
          (double)res->a_peer.srtt / 1e3, (double)res->a_peer.min_rtt / 1e3,
          res->a_peer.cwnd);
+  /* Packets each endpoint wrote, by kind, and what the wire delivered
+     (a capture at --pcap-at recv holds exactly the delivered ones). */
+  for (i = 0; i < 2; ++i) {
+    const srd_ep_stats *st = i == 0 ? &res->a : &res->b;
+    printf("\"%s_pkts_out\":{\"data\":%" PRIu64 ",\"ack\":%" PRIu64
+           ",\"ctrl\":%" PRIu64 "},",
+           i == 0 ? "a" : "b", st->data_pkts_out, st->ack_pkts_out,
+           st->ctrl_pkts_out);
+  }
+  for (i = 0; i < res->n_paths; ++i) {
+    delivered += res->ab[i].delivered + res->ba[i].delivered;
+  }
+  printf("\"wire_delivered\":%" PRIu64 ",", delivered);
   printf("\"path_share\":[");
   for (i = 0; i < res->n_paths; ++i) {
     printf("%s%.4f", i ? "," : "",
@@ -306,9 +328,21 @@ enum {
   OPT_SEED,
   OPT_JSON,
   OPT_LOG,
+  OPT_PCAP,
+  OPT_PCAP_AT,
+  OPT_PCAP_SNAPLEN,
   OPT_HELP,
   OPT_VERSION
 };
+
+/* pcap_tap writes one packet of the wire: A is 198.18.0.1, B 198.18.0.2
+   (the benchmarking range of RFC 2544). */
+static void pcap_tap(void *user, int from, uint32_t path, srd_tstamp ts,
+                     const uint8_t *pkt, size_t len) {
+  static const srd_pcap_host hosts[2] = {{0xC6120001u, 1}, {0xC6120002u, 2}};
+  (void)srd_pcap_write(user, ts, &hosts[from], &hosts[!from], path, pkt, len,
+                       NULL, 0);
+}
 
 int main(int argc, char **argv) {
   static const struct option opts[] = {
@@ -343,6 +377,9 @@ int main(int argc, char **argv) {
       {"seed", required_argument, 0, OPT_SEED},
       {"json", no_argument, 0, OPT_JSON},
       {"log", no_argument, 0, OPT_LOG},
+      {"pcap", required_argument, 0, OPT_PCAP},
+      {"pcap-at", required_argument, 0, OPT_PCAP_AT},
+      {"pcap-snaplen", required_argument, 0, OPT_PCAP_SNAPLEN},
       {"help", no_argument, 0, OPT_HELP},
       {"version", no_argument, 0, OPT_VERSION},
       {0, 0, 0, 0}};
@@ -355,6 +392,11 @@ int main(int argc, char **argv) {
   int n_delays = 0, loss_paths[SRD_LOOP_MAX_PATHS] = {0}, any_loss_path = 0;
   int blackhole[SRD_LOOP_MAX_PATHS] = {0}, json = 0, c, rv;
   const char *loss_paths_arg = NULL, *blackhole_arg = NULL, *delay_arg = NULL;
+  const char *pcap_path = NULL;
+  uint32_t pcap_snaplen = 1024;
+  srd_pcap *pcap = NULL;
+  uint64_t pcap_count = 0;
+  char err[256];
   const char *const *names;
   uint32_t i;
 
@@ -489,6 +531,21 @@ int main(int argc, char **argv) {
     case OPT_LOG:
       cfg.log = log_event;
       break;
+    case OPT_PCAP:
+      pcap_path = optarg;
+      break;
+    case OPT_PCAP_AT:
+      if (strcmp(optarg, "send") == 0) {
+        cfg.tap_at = SRD_LOOP_TAP_SEND;
+      } else if (strcmp(optarg, "recv") == 0) {
+        cfg.tap_at = SRD_LOOP_TAP_RECV;
+      } else {
+        die_usage("bad value for %s: expected send or recv", "--pcap-at");
+      }
+      break;
+    case OPT_PCAP_SNAPLEN:
+      pcap_snaplen = (uint32_t)parse_size("--pcap-snaplen", optarg, 65549);
+      break;
     case OPT_HELP:
       usage(stdout);
       return 0;
@@ -562,7 +619,20 @@ int main(int argc, char **argv) {
     cfg.dead_from = us_to_ns(dead_at);
   }
 
+  if (pcap_path) {
+    if (srd_pcap_open(&pcap, pcap_path, pcap_snaplen, err, sizeof(err)) != 0) {
+      fprintf(stderr, "%s: cannot write the capture: %s\n", prog, err);
+      return 1;
+    }
+    cfg.tap = pcap_tap;
+    cfg.tap_user = pcap;
+  }
   rv = srd_loop_run(&cfg, &res);
+  pcap_count = pcap ? srd_pcap_count(pcap) : 0;
+  if (pcap && srd_pcap_close(pcap, err, sizeof(err)) != 0) {
+    fprintf(stderr, "%s: %s: %s\n", prog, pcap_path, err);
+    return 1;
+  }
   if (rv != 0) {
     fprintf(stderr, "%s: cannot run: %s\n", prog, srd_strerror(rv));
     return rv == SRD_ERR_INVALID_ARGUMENT ? 2 : 1;
@@ -571,6 +641,10 @@ int main(int argc, char **argv) {
     print_json(&cfg, &res);
   } else {
     print_summary(&cfg, &res, loss, dup, reorder);
+    if (pcap_path) {
+      printf("  capture       %" PRIu64 " packets to %s (as %s)\n", pcap_count,
+             pcap_path, cfg.tap_at == SRD_LOOP_TAP_SEND ? "sent" : "received");
+    }
   }
   if (!res.finished) {
     fprintf(stderr,

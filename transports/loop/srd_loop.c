@@ -663,6 +663,10 @@ int srd_loop_run(const srd_loop_cfg *cfg, srd_loop_result *res) {
         if (k == 0) {
           ++res->path_pkts[path.path % SRD_LOOP_MAX_PATHS];
         }
+        if (cfg->tap && cfg->tap_at == SRD_LOOP_TAP_SEND) {
+          cfg->tap(cfg->tap_user, k, path.path % cfg->n_paths, r.now, pkt,
+                   (size_t)n);
+        }
         if (wire_send(&r.w, k, path.path, pkt, (size_t)n, r.now) != 0) {
           rv = SRD_ERR_NOMEM;
           goto out;
@@ -712,6 +716,9 @@ int srd_loop_run(const srd_loop_cfg *cfg, srd_loop_result *res) {
       path.path = p.path;
       ++r.w.links[!p.to][p.path].st.delivered;
       r.w.links[!p.to][p.path].st.bytes += p.len;
+      if (cfg->tap && cfg->tap_at == SRD_LOOP_TAP_RECV) {
+        cfg->tap(cfg->tap_user, !p.to, p.path, r.now, p.data, p.len);
+      }
       /* Protocol errors are counted by the engine; the loop goes on. */
       (void)srd_ep_read_pkt(r.ep[p.to], &path, p.data, p.len, r.now);
       buf_put(&r.w, p.data);

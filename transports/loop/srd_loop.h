@@ -47,6 +47,21 @@ typedef struct srd_loop_link_stats {
   uint64_t bytes;       /* bytes delivered */
 } srd_loop_link_stats;
 
+/* Where srd_loop_cfg.tap looks at the wire. */
+typedef enum srd_loop_tap_at {
+  /* As an endpoint sends a packet, before the wire loses, duplicates or
+     delays it: a capture at the sender's NIC. */
+  SRD_LOOP_TAP_SEND = 0,
+  /* As a packet reaches the other endpoint, after the wire did its work
+     (duplicates twice, reordered packets late, lost ones never). */
+  SRD_LOOP_TAP_RECV = 1
+} srd_loop_tap_at;
+
+/* srd_loop_tap_fn sees one packet of |len| bytes that endpoint |from| (0 =
+   A, 1 = B) sent on |path|, at virtual time |ts|. */
+typedef void (*srd_loop_tap_fn)(void *tap_user, int from, uint32_t path,
+                                srd_tstamp ts, const uint8_t *pkt, size_t len);
+
 /* srd_loop_cfg is a whole run. */
 typedef struct srd_loop_cfg {
   uint64_t seed;
@@ -67,6 +82,10 @@ typedef struct srd_loop_cfg {
   /* log, if not NULL, receives both endpoints' log records; user_data is
      the endpoint (0 = A, 1 = B) cast to a pointer. */
   void (*log)(void *user_data, const srd_log_record *rec);
+  /* tap, if not NULL, sees every packet at |tap_at| (a pcap capture). */
+  srd_loop_tap_fn tap;
+  srd_loop_tap_at tap_at;
+  void *tap_user;
 } srd_loop_cfg;
 
 /* srd_loop_result is what a run measured. */
