@@ -5,7 +5,7 @@
 #   make test-all     what CI runs: dependencies, -Werror build, tests,
 #                     the ASan/UBSan build of the tests, a bounded fuzz run,
 #                     the purity and format checks
-#   make demo         the srd-loopback demonstration
+#   make demo         the srd-loopback and srd-sim demonstrations
 #   make bench        the engine benchmark (not a pass/fail test)
 #   make fuzz         libFuzzer targets (clang) for FUZZ_SECONDS each
 #   make install      PREFIX=/usr/local DESTDIR=
@@ -246,6 +246,102 @@ $(NETSIM_BENCH): $(OUT)/obj/tools/netsim-bench.o $(NETSIM_LIBA)
 	$(call say,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^
+
+# ---------------------------------------------------------------------------
+# The simulator's transports and srd-sim (issue 3; docs/netsim.md,
+# docs/scenarios.md): libsrdsim (transports/sim/: the unmodified SRD engine
+# driven in netsim hosts, the TCP model, scenario files, the runner and its
+# reports), the srd-sim and srd-plot tools, their tests
+# (test/sim/test_<x>.c -> test_sim_<x>; test/tools/test_srd_sim*.sh) and
+# the scenario parser's fuzz target.  Scenario files are read with libinih
+# (Debian libinih-dev); srd-plot draws with gnuplot (gnuplot-nox).
+# Objects go under $(OUT)/obj/sim/ so that no other pattern rule applies.
+
+SIM_SRCS := $(sort $(wildcard transports/sim/*.c))
+SIM_OBJS := $(SIM_SRCS:%.c=$(OUT)/obj/sim/%.o)
+SIM_LIBA := $(OUT)/lib/libsrdsim.a
+INIH_CFLAGS := $(shell pkg-config --cflags inih 2>/dev/null)
+INIH_LIBS := $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
+SIM_CFLAGS := $(CFLAGS_COMMON) -D_DEFAULT_SOURCE -Isrd/include -Inetsim \
+	-Itransports/sim $(INIH_CFLAGS)
+SIM_LIBS := $(SIM_LIBA) $(NETSIM_LIBA) $(LIBA)
+SIM_LDLIBS := $(INIH_LIBS) -lm
+SIM_TEST_SRCS := $(sort $(wildcard test/sim/test_*.c))
+SIM_TEST_BINS := $(SIM_TEST_SRCS:test/sim/test_%.c=$(OUT)/test/test_sim_%)
+SIM_TOOLS := $(OUT)/bin/srd-sim $(OUT)/bin/srd-plot
+
+.PHONY: sim demo-sim
+sim: $(SIM_LIBA) $(SIM_TOOLS) $(SIM_TEST_BINS)
+lib: $(SIM_LIBA)
+tools: $(SIM_TOOLS)
+tests: $(SIM_TEST_BINS)
+
+$(OUT)/obj/sim/%.o: %.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(SIM_CFLAGS) -c $< -o $@
+
+$(SIM_LIBA): $(SIM_OBJS)
+	$(call say,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUT)/bin/srd-sim: $(OUT)/obj/sim/tools/srd-sim.o $(SIM_LIBS)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ $(SIM_LDLIBS)
+
+$(OUT)/bin/srd-plot: tools/srd-plot
+	$(call say,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)install -m 755 $< $@
+
+$(OUT)/obj/test/sim/%.o: test/sim/%.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(SIM_CFLAGS) -Isrd -Itest/harness $(CMOCKA_CFLAGS) -c $< -o $@
+
+$(OUT)/test/test_sim_%: $(OUT)/obj/test/sim/test_%.o $(TEST_HARNESS_OBJS) \
+		$(SIM_LIBS)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ $(CMOCKA_LIBS) $(SIM_LDLIBS)
+
+# The scenario parser's fuzz target links the simulator's libraries.
+$(OUT)/obj/test/fuzz/fuzz_scenario.o: test/fuzz/fuzz_scenario.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(SIM_CFLAGS) -c $< -o $@
+
+$(OUT)/test/replay_fuzz_scenario: $(OUT)/obj/test/fuzz/fuzz_scenario.o \
+		$(OUT)/obj/test/fuzz/replay.o $(SIM_LIBS)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ $(SIM_LDLIBS)
+
+$(BUILD)/fuzz/fuzz_scenario: test/fuzz/fuzz_scenario.c $(SIM_SRCS) \
+		$(NETSIM_SRCS) $(LIB_SRCS) $(wildcard transports/sim/*.h)
+	$(call say,FUZZ,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Inetsim -Itransports/sim $(INIH_CFLAGS) \
+		-o $@ $< $(SIM_SRCS) $(NETSIM_SRCS) $(LIB_SRCS) $(SIM_LDLIBS)
+
+# The flagship comparison alone (make demo runs it after the loopback
+# demonstrations).
+demo-sim: $(SIM_TOOLS)
+	$(Q)./tools/demo-sim.sh $(OUT)/bin
+
+# The simulator's speed (issue 3): a report, not a pass/fail test.
+bench: bench-sim
+.PHONY: bench-sim
+bench-sim: $(OUT)/bin/srd-sim
+	$(Q)$(OUT)/bin/srd-sim bench
+
+install: install-sim
+.PHONY: install-sim
+install-sim: $(SIM_TOOLS)
+	$(Q)install -d $(DESTDIR)$(BINDIR)
+	$(Q)install -m 755 $(SIM_TOOLS) $(DESTDIR)$(BINDIR)/
 
 # ---------------------------------------------------------------------------
 # Fuzzing (clang libFuzzer)

@@ -14,6 +14,10 @@ set -eu
 PKGS="gcc make pkg-config libc6-dev binutils libcmocka-dev clang \
 libclang-rt-14-dev clang-format python3 libpcap-dev tshark"
 
+# The simulator's scenario files are read with libinih; srd-plot draws
+# with gnuplot (its test draws only when gnuplot is there).
+PKGS="$PKGS libinih-dev gnuplot-nox"
+
 missing=""
 for p in $PKGS; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

@@ -1,0 +1,16 @@
+# The web-search flow-size distribution of the DCTCP paper (Alizadeh et
+# al., SIGCOMM 2010), as the HPCC simulator's traffic generator ships it
+# (traffic_gen/WebSearch_distribution.txt, percentages as probabilities).
+# SIZE_BYTES CUMULATIVE_PROBABILITY; sizes between points are interpolated.
+0 0
+10000 0.15
+20000 0.20
+30000 0.30
+50000 0.40
+80000 0.53
+200000 0.60
+1000000 0.70
+2000000 0.80
+5000000 0.90
+10000000 0.97
+30000000 1

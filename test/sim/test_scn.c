@@ -1,0 +1,274 @@
+/*
+ * test_scn.c: scenario files (transports/sim/sim_scn.c): values with
+ * units, a whole scenario compiled, errors that name file, line, key and
+ * what was expected, --set overriding the file, built-in and defined
+ * transports, sweep points.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "sim_scn.h"
+
+static int load(scn_raw *r, const char *text, char *err, size_t n) {
+  sim_scn_raw_init(r);
+  return sim_scn_load_string(r, "t.ini", text, strlen(text), err, n);
+}
+
+/* compile_err compiles |text| and returns its error message. */
+static const char *compile_err(const char *text) {
+  static char err[1024];
+  scn_raw r;
+  sim_scn *s = malloc(sizeof(*s));
+
+  err[0] = '\0';
+  assert_non_null(s);
+  if (load(&r, text, err, sizeof(err)) == 0) {
+    assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), -1);
+  }
+  sim_scn_raw_fini(&r);
+  free(s);
+  return err;
+}
+
+static void test_scn_values(void **state) {
+  uint64_t v;
+  double p;
+  const char *why;
+
+  (void)state;
+  assert_int_equal(sim_parse_size("9000", &v, &why), 0);
+  assert_int_equal(v, 9000);
+  assert_int_equal(sim_parse_size("64K", &v, &why), 0);
+  assert_int_equal(v, 65536);
+  assert_int_equal(sim_parse_size("1.5 MiB", &v, &why), 0);
+  assert_int_equal(v, 1572864);
+  assert_int_equal(sim_parse_size("200KB", &v, &why), 0);
+  assert_int_equal(v, 200000);
+  assert_int_equal(sim_parse_size("1.5", &v, &why), -1);
+  assert_int_equal(sim_parse_size("-1", &v, &why), -1);
+  assert_int_equal(sim_parse_size("12 apples", &v, &why), -1);
+  assert_int_equal(sim_parse_rate("100G", &v, &why), 0);
+  assert_int_equal(v, NETSIM_GBPS(100));
+  assert_int_equal(sim_parse_rate("2.5 Gbps", &v, &why), 0);
+  assert_int_equal(v, 2500000000ULL);
+  assert_int_equal(sim_parse_rate("800Mb/s", &v, &why), 0);
+  assert_int_equal(v, NETSIM_MBPS(800));
+  assert_int_equal(sim_parse_rate("100", &v, &why), -1); /* no unit */
+  assert_int_equal(sim_parse_rate("20T", &v, &why), -1); /* too fast */
+  assert_int_equal(sim_parse_time("10us", &v, &why), 0);
+  assert_int_equal(v, 10 * NETSIM_US);
+  assert_int_equal(sim_parse_time("1.5ms", &v, &why), 0);
+  assert_int_equal(v, 1500 * NETSIM_US);
+  assert_int_equal(sim_parse_time("2 s", &v, &why), 0);
+  assert_int_equal(v, 2 * NETSIM_S);
+  assert_int_equal(sim_parse_time("0", &v, &why), 0);
+  assert_int_equal(v, 0);
+  assert_int_equal(sim_parse_time("5", &v, &why), -1); /* no unit */
+  assert_int_equal(sim_parse_prob("0.001", &p, &why), 0);
+  assert_true(p == 0.001);
+  assert_int_equal(sim_parse_prob("1%", &p, &why), 0);
+  assert_true(p == 0.01);
+  assert_int_equal(sim_parse_prob("2", &p, &why), -1);
+  assert_int_equal(sim_parse_uint("42", 100, &v, &why), 0);
+  assert_int_equal(sim_parse_uint("420", 100, &v, &why), -1);
+  assert_int_equal(sim_parse_uint("4x", 100, &v, &why), -1);
+}
+
+static void test_scn_compile(void **state) {
+  scn_raw r;
+  sim_scn *s = malloc(sizeof(*s));
+  char err[512];
+  const char *text = "; a comment\n"
+                     "[scenario]\n"
+                     "name = demo\n"
+                     "seed = 9\n"
+                     "transports = srd, tcp, mine, srd-blind\n"
+                     "duration = 5ms\n"
+                     "[topology]\n"
+                     "type = leafspine\n"
+                     "spines = 4\n"
+                     "leaves = 3\n"
+                     "hosts_per_leaf = 2\n"
+                     "rate = 25G\n"
+                     "spine_rates = 10G, 25G, 25G, 25G\n"
+                     "queue = 100K\n"
+                     "ecn = 30K\n"
+                     "[workload]\n"
+                     "type = pairs\n"
+                     "pairs = 0>2, 1>5\n"
+                     "message = 64K\n"
+                     "[faults]\n"
+                     "down = leaf0-spine1@1ms, spine2@2ms\n"
+                     "link_loss = host3:0.5%\n"
+                     "loss = 0.0001\n"
+                     "[transport.mine]\n"
+                     "type = tcp\n"
+                     "cc = dctcp\n"
+                     "rto_min = 5ms\n"
+                     "[transport.srd]\n"
+                     "paths = 16\n"
+                     "ordered = yes\n";
+
+  (void)state;
+  assert_int_equal(load(&r, text, err, sizeof(err)), 0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_string_equal(s->name, "demo");
+  assert_int_equal(s->seed, 9);
+  assert_int_equal(s->duration, 5 * NETSIM_MS);
+  assert_int_equal(s->warmup, s->duration / 10); /* unbounded flows */
+  assert_int_equal(s->topo, SCN_TOPO_LEAFSPINE);
+  assert_int_equal(s->n_hosts, 6);
+  assert_int_equal(s->n_lanes, 4);
+  assert_int_equal(s->lane_rate[0], NETSIM_GBPS(10));
+  assert_int_equal(s->queue, 102400);
+  assert_int_equal(s->ecn, 30720);
+  assert_int_equal(s->wl, SCN_WL_PAIRS);
+  assert_int_equal(s->n_pairs, 2);
+  assert_int_equal(s->pairs[1][0], 1);
+  assert_int_equal(s->pairs[1][1], 5);
+  assert_int_equal(s->n_faults, 3);
+  assert_int_equal(s->faults[1].op, SCN_FAULT_DOWN);
+  assert_int_equal(s->faults[1].link.kind, 3);
+  assert_int_equal(s->faults[1].at_ps, 2 * NETSIM_MS);
+  assert_int_equal(s->faults[2].op, SCN_FAULT_LOSS);
+  assert_true(s->faults[2].p == 0.005);
+  assert_int_equal(s->n_tr, 4);
+  assert_int_equal(s->tr[0].type, SCN_XPORT_SRD);
+  assert_int_equal(s->tr[0].srd.peer.n_paths, 16);
+  assert_int_equal(s->tr[0].srd.peer.ordered, 1);
+  assert_int_equal(s->tr[1].type, SCN_XPORT_TCP);
+  assert_int_equal(s->tr[1].tcp.rto_min, 200 * NETSIM_MS);
+  assert_int_equal(s->tr[2].type, SCN_XPORT_TCP);
+  assert_int_equal(s->tr[2].tcp.cc, SIM_TCP_CC_DCTCP);
+  assert_int_equal(s->tr[2].tcp.ecn, 1);
+  assert_int_equal(s->tr[2].tcp.rto_min, 5 * NETSIM_MS);
+  assert_int_equal(s->tr[3].srd.ep.path_steering, 0);
+  assert_string_equal(s->tr[3].srd.ep.cc, "swift");
+  sim_scn_fini(s);
+  /* --set comes after the file and wins. */
+  assert_int_equal(
+      sim_scn_set(&r, "topology.leaves=4", "--set", 0, err, sizeof(err)), 0);
+  assert_int_equal(
+      sim_scn_set(&r, "transport.mine.rto_min=1ms", "--set", 0, err, 512), 0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_int_equal(s->n_hosts, 8);
+  assert_int_equal(s->tr[2].tcp.rto_min, 1 * NETSIM_MS);
+  sim_scn_fini(s);
+  sim_scn_raw_fini(&r);
+  free(s);
+}
+
+static void test_scn_errors(void **state) {
+  (void)state;
+  assert_string_equal(
+      compile_err("[scenario]\nname = ok\n\n[topology]\ntype = torus\n"),
+      "t.ini:5: [topology] type = torus: expected dumbbell, leafspine or "
+      "fattree");
+  assert_string_equal(compile_err("[topology]\nk = 5\n"),
+                      "t.ini:2: [topology] k = 5: expected an even number "
+                      "from 2 to 64");
+  assert_non_null(strstr(compile_err("[workload]\nwindow = 0\n"),
+                         "t.ini:2: [workload] window = 0: expected a whole "
+                         "number from 1 to 65536"));
+  assert_non_null(strstr(compile_err("[faults]\ndegrade = spine0@1ms\n"),
+                         "t.ini:2: [faults] degrade = spine0@1ms: item 1: "
+                         "expected LINK@TIME:RATE"));
+  assert_non_null(strstr(compile_err("[faults]\ndown = rack3@1ms\n"),
+                         "expected a link name"));
+  assert_non_null(strstr(compile_err("[topology]\ntype = dumbbell\npaths = 2\n"
+                                     "[faults]\ndown = path2@1ms\n"),
+                         "t.ini:5: [faults] down = path2@1ms: link 'path2': "
+                         "path index beyond"));
+  assert_non_null(strstr(compile_err("[scenario]\ntransports = tcp\n"
+                                     "[transport.tcp]\npaths = 4\n"),
+                         "t.ini:4: [transport.tcp] paths = 4: unknown key "
+                         "'paths' in [transport.tcp]"));
+  assert_non_null(strstr(compile_err("[scenario]\ntransports = a\n"
+                                     "[transport.a]\ntype = quic\n"),
+                         "t.ini:4: [transport.a] type = quic: expected srd "
+                         "or tcp"));
+  assert_non_null(strstr(compile_err("[scenario]\nsweep = topology.k=4,6 | "
+                                     "workload.window=1\n"),
+                         "every key needs as many values"));
+  assert_non_null(strstr(compile_err("[workload]\ntype = shuffle\n"),
+                         "a shuffle needs bytes > 0"));
+  assert_non_null(strstr(compile_err("[topology]\ntype = leafspine\nspines = "
+                                     "2\nspine_rates = 1G\n"),
+                         "expected one rate per spine (2), got 1"));
+  assert_non_null(strstr(compile_err("[scenario]\nnot an assignment\n"),
+                         "t.ini:2: syntax error"));
+}
+
+static void test_scn_sweep(void **state) {
+  scn_raw r, p;
+  sim_scn *s = malloc(sizeof(*s)), *q = malloc(sizeof(*q));
+  char err[512], label[256];
+  uint32_t i;
+
+  (void)state;
+  assert_int_equal(
+      load(&r,
+           "[scenario]\nsweep = topology.spines=2,4,8 | "
+           "topology.hosts_per_leaf=2,4,8\n[topology]\ntype = leafspine\n",
+           err, sizeof(err)),
+      0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_int_equal(s->n_sweep_keys, 2);
+  assert_int_equal(s->n_sweep_points, 3);
+  for (i = 0; i < 3; ++i) {
+    sim_scn_raw_init(&p);
+    assert_int_equal(sim_scn_point(&r, s, i, &p, err, sizeof(err)), 0);
+    assert_int_equal(sim_scn_compile(&p, q, err, sizeof(err)), 0);
+    assert_int_equal(q->spines, 2u << i);
+    assert_int_equal(q->n_hosts, 2 * (2u << i));
+    assert_int_equal(q->n_sweep_points, 0); /* a point sweeps nothing */
+    sim_scn_fini(q);
+    sim_scn_raw_fini(&p);
+  }
+  sim_scn_point_label(s, 1, label, sizeof(label));
+  assert_string_equal(label, "topology.spines=4 topology.hosts_per_leaf=4");
+  sim_scn_fini(s);
+  /* "sweep =" (e.g. from --set) turns it off. */
+  assert_int_equal(sim_scn_set(&r, "scenario.sweep=", "--set", 0, err, 512), 0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_int_equal(s->n_sweep_points, 0);
+  sim_scn_fini(s);
+  sim_scn_raw_fini(&r);
+  free(s);
+  free(q);
+}
+
+static void test_scn_files(void **state) {
+  /* Every shipped scenario compiles. */
+  static const char *const names[] = {
+      "ecmp-collision", "single-flow", "random-loss",  "link-failure",
+      "incast",         "shuffle",     "hol-blocking", "asymmetric"};
+  size_t i;
+
+  (void)state;
+  for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+    char path[128], err[512];
+    scn_raw r;
+    sim_scn *s = malloc(sizeof(*s));
+    snprintf(path, sizeof(path), "scenarios/%s.ini", names[i]);
+    sim_scn_raw_init(&r);
+    if (sim_scn_load(&r, path, err, sizeof(err)) != 0 ||
+        sim_scn_compile(&r, s, err, sizeof(err)) != 0) {
+      fail_msg("%s", err);
+    }
+    assert_string_equal(s->name, names[i]);
+    sim_scn_fini(s);
+    sim_scn_raw_fini(&r);
+    free(s);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_scn_values), cmocka_unit_test(test_scn_compile),
+      cmocka_unit_test(test_scn_errors), cmocka_unit_test(test_scn_sweep),
+      cmocka_unit_test(test_scn_files),
+  };
+  return cmocka_run_group_tests_name("sim_scn", tests, NULL, NULL);
+}

@@ -1,0 +1,257 @@
+/*
+ * test_srd.c: the SRD engine in netsim hosts (transports/sim/sim_srd.c):
+ * every message delivered once and matched to its record, the path index
+ * carried as the UDP source port and fanned out by ECMP, one path pinned
+ * to one link, loss repaired by the engine, ordered delivery, the pools
+ * sized from the settings.
+ */
+#include "simtest.h"
+#include "sim_srd.h"
+
+#define N_MSGS 64
+
+typedef struct run {
+  netsim_sim *sim;
+  simx *x;
+  st_app app;
+  st_filter f;
+  simx_msg m[N_MSGS];
+  /* Source ports seen at host 1. */
+  uint8_t sport_seen[65536];
+} run;
+
+static void run_init(run *r, const sim_srd_cfg *c, uint32_t paths) {
+  simx_app app;
+
+  memset(r, 0, sizeof(*r));
+  r->sim = st_net(11, paths, NETSIM_GBPS(100), NETSIM_GBPS(100));
+  app = st_app_init(&r->app, r->sim);
+  ST_OK(sim_srd_new(&r->x, r->sim, c, &app, NULL, 0));
+}
+
+static void run_fini(run *r) {
+  simx_del(r->x);
+  netsim_sim_del(r->sim);
+}
+
+static void post_all(run *r, uint32_t n, uint64_t bytes) {
+  uint32_t i;
+
+  for (i = 0; i < n; ++i) {
+    st_msg(&r->m[i], i, bytes, netsim_sim_now(r->sim));
+    ST_OK(simx_post(r->x, &r->m[i]));
+  }
+}
+
+static int count_sports(void *arg, const netsim_pkt *p, uint64_t n) {
+  run *r = arg;
+  (void)n;
+  if (p->size > 1000) {
+    r->sport_seen[p->key.sport] = 1;
+  }
+  return 0;
+}
+
+static uint32_t n_sports(const run *r) {
+  uint32_t i, n = 0;
+
+  for (i = 0; i < 65536; ++i) {
+    n += r->sport_seen[i];
+  }
+  return n;
+}
+
+static void test_srd_messages(void **state) {
+  sim_srd_cfg c;
+  run *r = calloc(1, sizeof(*r));
+  simx_counters k;
+  uint32_t i;
+
+  (void)state;
+  sim_srd_cfg_default(&c);
+  c.ep.max_msg_size = 64 * 1024;
+  run_init(r, &c, 8);
+  st_filter_install(r->sim, 1, &r->f, count_sports, r);
+  post_all(r, N_MSGS, 64 * 1024);
+  netsim_sim_run_until(r->sim, 10 * NETSIM_MS);
+  simx_counters_get(r->x, &k);
+  assert_int_equal(r->app.readable, N_MSGS);
+  assert_int_equal(r->app.arrived, N_MSGS);
+  assert_int_equal(r->app.sent, N_MSGS);
+  assert_int_equal(r->app.errors, 0);
+  assert_int_equal(r->app.progress_bytes, (uint64_t)N_MSGS * 64 * 1024);
+  assert_int_equal(k.recv_errors, 0);
+  assert_int_equal(k.send_errors, 0);
+  assert_int_equal(k.local_drops, 0);
+  for (i = 0; i < N_MSGS; ++i) {
+    /* Each record was reported once, readable before its sender knew. */
+    assert_true(r->m[i].t_read != NETSIM_TIME_NONE);
+    assert_true(r->m[i].t_read <= r->m[i].t_sent);
+    assert_int_equal(r->m[i].status, 0);
+  }
+  /* The engine's 64 path indices are 64 source ports: 49152 + path. */
+  assert_int_equal(n_sports(r), 64);
+  for (i = 0; i < 64; ++i) {
+    assert_int_equal(r->sport_seen[49152 + i], 1);
+  }
+  run_fini(r);
+  free(r);
+}
+
+static void test_srd_ecmp_fanout(void **state) {
+  sim_srd_cfg c;
+  run *r = calloc(1, sizeof(*r));
+  netsim_topo_info info;
+  uint32_t ids[8], i;
+  double share[8];
+
+  (void)state;
+  sim_srd_cfg_default(&c);
+  c.ep.max_msg_size = 256 * 1024;
+  run_init(r, &c, 8);
+  post_all(r, 16, 256 * 1024);
+  netsim_sim_run_until(r->sim, 10 * NETSIM_MS);
+  assert_int_equal(r->app.readable, 16);
+  /* Dumbbell: path i is link uplink_first + 2i (left to right); hosts
+     first, so the first uplink is 4 (two hosts, two links each). */
+  info.uplink_first = 4;
+  for (i = 0; i < 8; ++i) {
+    ids[i] = info.uplink_first + 2 * i;
+  }
+  netsim_stats_share(r->sim, ids, 8, share);
+  for (i = 0; i < 8; ++i) {
+    assert_true(share[i] > 0.0); /* every path carries some */
+  }
+  run_fini(r);
+  free(r);
+}
+
+static void test_srd_one_path(void **state) {
+  sim_srd_cfg c;
+  run *r = calloc(1, sizeof(*r));
+  uint32_t ids[4] = {4, 6, 8, 10}, i, used = 0;
+  double share[4];
+
+  (void)state;
+  sim_srd_cfg_default(&c);
+  c.ep.max_msg_size = 64 * 1024;
+  c.peer.n_paths = 1;
+  run_init(r, &c, 4);
+  st_filter_install(r->sim, 1, &r->f, count_sports, r);
+  post_all(r, 8, 64 * 1024);
+  netsim_sim_run_until(r->sim, 10 * NETSIM_MS);
+  assert_int_equal(r->app.readable, 8);
+  assert_int_equal(n_sports(r), 1);
+  netsim_stats_share(r->sim, ids, 4, share);
+  for (i = 0; i < 4; ++i) {
+    used += share[i] > 0;
+  }
+  assert_int_equal(used, 1); /* one entropy, one ECMP path: like TCP */
+  run_fini(r);
+  free(r);
+}
+
+typedef struct nth {
+  uint64_t want;
+  uint64_t seen;
+} nth;
+
+static int drop_nth_data(void *arg, const netsim_pkt *p, uint64_t n) {
+  nth *d = arg;
+  (void)n;
+  if (p->size < 1000) {
+    return 0;
+  }
+  return d->seen++ == d->want;
+}
+
+static void test_srd_loss(void **state) {
+  sim_srd_cfg c;
+  run *r = calloc(1, sizeof(*r));
+  simx_counters k;
+  nth d = {5, 0};
+  uint32_t i;
+
+  (void)state;
+  sim_srd_cfg_default(&c);
+  c.ep.max_msg_size = 64 * 1024;
+  run_init(r, &c, 8);
+  st_filter_install(r->sim, 1, &r->f, drop_nth_data, &d);
+  post_all(r, 16, 64 * 1024);
+  netsim_sim_run_until(r->sim, 10 * NETSIM_MS);
+  simx_counters_get(r->x, &k);
+  assert_int_equal(r->f.dropped, 1);
+  assert_int_equal(r->app.readable, 16);
+  assert_int_equal(r->app.errors, 0);
+  assert_true(k.retransmits >= 1);
+  /* Repaired at microsecond scale (rto_min is 100 us). */
+  for (i = 0; i < 16; ++i) {
+    assert_true(r->m[i].t_read - r->m[i].t_post < 500 * NETSIM_US);
+  }
+  run_fini(r);
+  free(r);
+}
+
+static void test_srd_ordered(void **state) {
+  sim_srd_cfg c;
+  run *r = calloc(1, sizeof(*r));
+  nth d = {1, 0};
+  uint32_t i;
+
+  (void)state;
+  sim_srd_cfg_default(&c);
+  c.ep.max_msg_size = 64 * 1024;
+  c.peer.ordered = 1;
+  c.ep.unexp_msgs = 64;
+  c.ep.unexp_bytes = 4u << 20;
+  run_init(r, &c, 8);
+  st_filter_install(r->sim, 1, &r->f, drop_nth_data, &d);
+  post_all(r, 16, 64 * 1024);
+  netsim_sim_run_until(r->sim, 10 * NETSIM_MS);
+  assert_int_equal(r->f.dropped, 1);
+  assert_int_equal(r->app.readable, 16);
+  for (i = 0; i < 16; ++i) {
+    assert_int_equal(r->app.order[i], i);
+  }
+  run_fini(r);
+  free(r);
+}
+
+static void test_srd_bad_settings(void **state) {
+  sim_srd_cfg c;
+  netsim_sim *sim = st_net(1, 2, NETSIM_GBPS(100), NETSIM_GBPS(100));
+  simx *x = NULL;
+  st_app a;
+  simx_app app = st_app_init(&a, sim);
+  simx_msg m;
+  char err[256] = "";
+
+  (void)state;
+  sim_srd_cfg_default(&c);
+  c.ep.pkt_window = 100; /* not a power of two */
+  assert_int_equal(sim_srd_new(&x, sim, &c, &app, err, sizeof(err)),
+                   NETSIM_ERR_INVAL);
+  assert_non_null(strstr(err, "refused its settings"));
+  sim_srd_cfg_default(&c);
+  c.ep.max_msg_size = 1000;
+  ST_OK(sim_srd_new(&x, sim, &c, &app, err, sizeof(err)));
+  st_msg(&m, 0, 2000, 0); /* larger than max_msg_size */
+  assert_int_equal(simx_post(x, &m), NETSIM_ERR_INVAL);
+  st_msg(&m, 0, 1000, 0);
+  m.dst = 0; /* to itself */
+  assert_int_equal(simx_post(x, &m), NETSIM_ERR_INVAL);
+  simx_del(x);
+  netsim_sim_del(sim);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_srd_messages),
+      cmocka_unit_test(test_srd_ecmp_fanout),
+      cmocka_unit_test(test_srd_one_path),
+      cmocka_unit_test(test_srd_loss),
+      cmocka_unit_test(test_srd_ordered),
+      cmocka_unit_test(test_srd_bad_settings),
+  };
+  return cmocka_run_group_tests_name("sim_srd", tests, NULL, NULL);
+}
