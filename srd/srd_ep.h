@@ -164,7 +164,11 @@ typedef struct srd_peer {
   srd_tstamp next_pace_ts; /* pacing for windows below one packet */
   srd_tstamp rnr_until;    /* RNR backoff: no data before this */
   uint32_t rnr_exp;
+  /* base_rtt_full is the least RTT of a full-size data packet (0 until
+     one is sampled): the base of the delay target. */
+  srd_duration base_rtt_full;
   uint32_t rnr_epoch;       /* RNR backoff epochs begun */
+  srd_tstamp rnr_epoch_ts;  /* when the latest began */
   uint32_t rnr_progress;    /* rnr_epoch when data was last acknowledged */
   uint32_t rto_backoff;     /* consecutive timeouts without progress */
   uint32_t silent_rtos;     /* timeouts with nothing heard from the peer */

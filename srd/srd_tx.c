@@ -378,10 +378,15 @@ static void on_rnr(srd_ep *ep, srd_peer *p, srd_send *s, srd_rtb_ent *e,
     e->state = SRD_RTB_NACKED;
     spurious(ep, p, e, now);
   }
-  if (now >= p->rnr_until) {
-    /* A new backoff epoch: random exponential backoff, as EFA's provider
-       does after an RNR (docs/pkt-processing.md there). */
+  /* A refusal of a packet sent after the current epoch began, once its
+     backoff is over, begins a new one: random exponential backoff, as
+     EFA's provider does after an RNR (docs/pkt-processing.md there).
+     Refusals of packets that were already on their way when an epoch
+     began are old news: they neither back off further nor count against
+     the budget. */
+  if (now >= p->rnr_until && (e == NULL || e->tx_ts >= p->rnr_epoch_ts)) {
     srd_duration b;
+    p->rnr_epoch_ts = now;
     ++p->rnr_epoch;
     if (p->rnr_exp < 30) {
       ++p->rnr_exp;
@@ -468,6 +473,7 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now) {
 
   for (i = 0; i < a->n_echo; ++i) {
     const srd_pkt_echo *e = &a->echo[i];
+    const srd_rtb_ent *re;
     srd_duration rtt;
     if (e->tx_ts > now || e->path >= p->paths.n) {
       continue; /* not a timestamp of ours */
@@ -475,9 +481,18 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now) {
     rtt = now - e->tx_ts;
     rtt = rtt > e->hold_ns ? rtt - e->hold_ns : 1;
     srd_rtt_update(&p->rtt, rtt);
+    /* Queueing is measured against the base RTT of a full packet: on a
+       slow fabric a full packet's serialisation at every hop is much of
+       its RTT (13 us a hop at 5 Gb/s), and against the base of small
+       packets (the handshake's) it would read as a standing queue. */
+    re = srd_rtb_get(rtb, e->seq);
+    if (re != NULL && re->bytes >= p->ccs.pkt_bytes &&
+        (p->base_rtt_full == 0 || rtt < p->base_rtt_full)) {
+      p->base_rtt_full = rtt;
+    }
     p->ccs.srtt = p->rtt.srtt;
-    p->ccs.min_rtt = p->rtt.min_rtt;
-    if (srd_pathset_on_sample(&p->paths, e->path, rtt, p->rtt.min_rtt,
+    p->ccs.min_rtt = p->base_rtt_full ? p->base_rtt_full : p->rtt.min_rtt;
+    if (srd_pathset_on_sample(&p->paths, e->path, rtt, p->ccs.min_rtt,
                               ep->settings.cc_target_qdelay, p->rtt.srtt,
                               now)) {
       srd_ep_log(ep, now, SRD_LOG_PATH_AVOID, p->id, e->path,
