@@ -322,6 +322,7 @@ int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
   p->ccs.min_cwnd = 64;
   p->ccs.max_cwnd = (uint64_t)ep->settings.pkt_window * p->ccs.pkt_bytes;
   p->ccs.min_rtt = UINT64_MAX;
+  p->ack_repeat_at = SRD_TSTAMP_NONE;
   p->cc.ops = ep->cc_ops;
   p->cc.ops->init(&p->cc, &p->ccs, 0);
   srd_pq_entry_init(&p->timer, i);

@@ -187,6 +187,9 @@ typedef struct srd_peer {
   uint64_t *rx_done; /* bitmap: message complete (or failed) */
   uint64_t *rx_err;  /* bitmap: message failed (truncated) */
   uint16_t ack_path; /* path of the newest data packet: ACKs go back on it */
+  /* ack_repeat_at is when the latest ACK is sent again, on another path,
+     if no other ACK has followed it (SRD_TSTAMP_NONE: not to be). */
+  srd_tstamp ack_repeat_at;
 
   /* Scheduling. */
   srd_pq_entry timer;

@@ -689,6 +689,9 @@ srd_tstamp srd_tx_deadline(const srd_ep *ep, const srd_peer *p,
   d = srd_acktr_deadline(&p->acktr, ep->settings.ack_freq,
                          ep->settings.ack_delay);
   t = srd_min(t, d);
+  if (srd_established(p)) {
+    t = srd_min(t, p->ack_repeat_at);
+  }
   t = srd_min(t, p->loss_time);
   oldest = srd_rtb_oldest((srd_rtb *)&p->rtb);
   if (oldest != NULL) {
@@ -784,8 +787,23 @@ SRD_COLD static srd_ssize write_ctl(srd_ep *ep, srd_peer *p, srd_path *path,
   return n;
 }
 
+/* ack_repeat_delay is how long after an ACK with nothing after it the
+   receiver sends its state again: well inside the sender's smallest
+   retransmission timeout, well after the gaps of a packet train. */
+static srd_duration ack_repeat_delay(const srd_ep *ep) {
+  return srd_max(2 * ep->settings.ack_delay, ep->settings.rto_min / 4);
+}
+
+/* write_ack sends the acknowledgement state on the path of the newest
+   data packet, or, as a |repeat|, on another path.  ECMP hashes the two
+   directions apart, so an ACK can die on a reverse route that is down
+   while its data came through; the ACKs that follow repair that, except
+   after the last one of a burst, which would leave the sender to its
+   retransmission timeout.  So the last ACK before a quiet spell goes out
+   once more, on another path. */
 static srd_ssize write_ack(srd_ep *ep, srd_peer *p, srd_path *path,
-                           uint8_t *buf, size_t cap, srd_tstamp now) {
+                           uint8_t *buf, size_t cap, int repeat,
+                           srd_tstamp now) {
   srd_pkt_common c;
   srd_pkt_ack a;
   srd_ssize n;
@@ -795,6 +813,11 @@ static srd_ssize write_ack(srd_ep *ep, srd_peer *p, srd_path *path,
     return SRD_ERR_NOBUF;
   }
   pidx = p->ack_path;
+  if (repeat && p->paths.n > 1) {
+    pidx = (uint16_t)((pidx + 1 + srd_pcg_bounded(&ep->pcg, p->paths.n - 1)) %
+                      p->paths.n);
+  }
+  p->ack_repeat_at = repeat ? SRD_TSTAMP_NONE : now + ack_repeat_delay(ep);
   common(ep, p, &c, p->peer_conn, pidx);
   srd_acktr_build(&p->acktr, &a, now);
   n = srd_pkt_encode_ack(buf, cap, &c, &a);
@@ -926,7 +949,10 @@ srd_ssize srd_tx_write(srd_ep *ep, srd_peer *p, srd_path *path, uint8_t *buf,
   }
   if (srd_acktr_ack_due(&p->acktr, now, ep->settings.ack_freq,
                         ep->settings.ack_delay)) {
-    return write_ack(ep, p, path, buf, cap, now);
+    return write_ack(ep, p, path, buf, cap, 0, now);
+  }
+  if (now >= p->ack_repeat_at) {
+    return write_ack(ep, p, path, buf, cap, 1, now);
   }
   if (!data_ready(ep, p, now)) {
     return 0;
@@ -959,6 +985,7 @@ void srd_tx_session_reset(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   p->rnr_exp = 0;
   p->rnr_progress = p->rnr_epoch;
   p->want_sync = 0;
+  p->ack_repeat_at = SRD_TSTAMP_NONE;
   p->next_pace_ts = 0;
   p->cc.ops->reset(&p->cc, &p->ccs, now);
 }
