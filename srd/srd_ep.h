@@ -173,6 +173,7 @@ typedef struct srd_peer {
   uint32_t rto_backoff;     /* consecutive timeouts without progress */
   uint32_t silent_rtos;     /* timeouts with nothing heard from the peer */
   srd_tstamp last_rto;      /* when the timeout last fired */
+  srd_tstamp last_progress; /* when an ACK last acknowledged new data */
   srd_tstamp loss_time;     /* when the next RACK loss falls due */
   srd_tstamp rack_max_xmit; /* newest (send time, seq) acknowledged, */
   uint32_t rack_max_seq;    /* over all paths */

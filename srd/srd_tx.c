@@ -240,14 +240,20 @@ static srd_tstamp keep_lost_from(const srd_ep *ep, const srd_peer *p,
 }
 
 /* rto_deadline is when the timeout fires: one RTO after the oldest
-   packet in flight was sent, and (as TCP restarts its timer when it
-   fires) at least one backed-off RTO after it last fired.  Otherwise a
-   burst sent over a few microseconds would expire as a volley of
-   "consecutive" timeouts within those microseconds. */
+   packet in flight was sent and after an ACK last acknowledged new data,
+   and (as TCP restarts its timer when it fires) at least one backed-off
+   RTO after it last fired.  The timeout is for silence: while ACKs make
+   progress, a lost packet is found by its later-sent neighbours (RACK),
+   and the oldest packet of a deep, sprayed window can well spend more
+   than srtt + 4 rttvar in a queue (a spurious timeout there would also
+   cut the window to its minimum).  TCP restarts its timer on every ACK
+   of new data for the same reason (RFC 6298 5.3).  Without the restart
+   after firing, a burst sent over a few microseconds would expire as a
+   volley of "consecutive" timeouts within those microseconds. */
 static srd_tstamp rto_deadline(const srd_ep *ep, const srd_peer *p,
                                const srd_rtb_ent *oldest) {
   srd_duration rto = srd_ep_rto(ep, p);
-  srd_tstamp t = oldest->tx_ts + rto;
+  srd_tstamp t = srd_max(oldest->tx_ts, p->last_progress) + rto;
 
   if (p->rto_backoff > 0 && p->last_rto + rto > t) {
     t = p->last_rto + rto;
@@ -502,6 +508,7 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now) {
   }
 
   if (pkts > 0) {
+    p->last_progress = now;
     /* The receiver took data: the next refusal starts a short backoff
        again, and the budget starts over. */
     p->rnr_progress = p->rnr_epoch;
