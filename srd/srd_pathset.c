@@ -10,6 +10,8 @@
 
 /* Longest avoidance, as a multiple of the base penalty (2^10). */
 #define MAX_PENALTY_SHIFT 10
+/* Longest avoidance for delay, as a multiple of the path's delay (2^6). */
+#define MAX_DELAY_SHIFT 6
 /* reo_mult cap: the window may grow to 16 x min_rtt/4 (bounded by srtt). */
 #define MAX_REO_MULT 16
 
@@ -192,6 +194,9 @@ int srd_pathset_on_sample(srd_pathset *ps, uint32_t i, srd_duration sample,
   srd_rtt_update(&p->rtt, sample);
 
   hot = p->recent > base + target;
+  if (!hot) {
+    p->delay_streak = 0;
+  }
   if (hot != p->hot) {
     p->hot = hot;
     if (hot) {
@@ -205,7 +210,15 @@ int srd_pathset_on_sample(srd_pathset *ps, uint32_t i, srd_duration sample,
      this path's route, not at either end. */
   if (ps->steering && hot && ps->n > 1 && p->recent > avg + target / 2 &&
       p->avoid_until <= now) {
-    srd_pathset_avoid(ps, i, now + srd_max(avg, p->recent));
+    /* A path that is an outlier again as soon as it is back (a slower
+       spine, a degraded link) is avoided for longer each time, so that
+       its share falls until its queue stays short. */
+    srd_duration d = srd_max(avg, p->recent)
+                     << srd_min(p->delay_streak, MAX_DELAY_SHIFT);
+    if (p->delay_streak < UINT32_MAX) {
+      ++p->delay_streak;
+    }
+    srd_pathset_avoid(ps, i, now + d);
     return 1;
   }
   return 0;

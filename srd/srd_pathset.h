@@ -63,6 +63,9 @@ typedef struct srd_pathinfo {
   srd_tstamp last_loss_at;
   /* hot: recent delay is above base RTT + target (counted in n_hot). */
   int hot;
+  /* delay_streak counts avoidances for delay since the path was last
+     seen cool: each doubles the next. */
+  uint32_t delay_streak;
   /* RACK state: the latest (send time, packet number) among acknowledged
      packets, and the RTT of that packet. */
   srd_tstamp rack_xmit_ts;

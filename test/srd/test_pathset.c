@@ -464,6 +464,35 @@ static void test_pathset_delay_outlier(void **state) {
   assert_false(ps->p[0].hot);
   assert_int_equal(ps->n_hot, 0);
   assert_true(ps->p[0].avoid_until == 0);
+  /* A path that is an outlier again as soon as it is back is avoided
+     twice as long each time (a slow spine), until a sample finds it cool. */
+  ps = init(&f, 4, 1, 31);
+  assert_true(srd_pathset_on_sample(ps, 0, 40000, base, target, 12000, now));
+  assert_true(ps->p[0].avoid_until == now + 40000);
+  now += 40000;
+  assert_true(srd_pathset_on_sample(ps, 0, 40000, base, target, 12000, now));
+  assert_true(ps->p[0].avoid_until == now + 80000);
+  now += 80000;
+  assert_true(srd_pathset_on_sample(ps, 0, 40000, base, target, 12000, now));
+  assert_true(ps->p[0].avoid_until == now + 160000);
+  now += 160000;
+  assert_false(srd_pathset_on_sample(ps, 0, 12000, base, target, 12000, now));
+  assert_int_equal(ps->p[0].delay_streak, 0);
+  assert_true(srd_pathset_on_sample(ps, 0, 160000, base, target, 12000, now));
+  /* recent = (3 * 12000 + 160000) / 4: avoided once, not doubled. */
+  assert_true(ps->p[0].avoid_until == now + 49000);
+  /* The doubling stops at 64 times. */
+  ps = init(&f, 4, 1, 31);
+  now = 1000000;
+  for (int k = 0; k < 10; ++k) {
+    srd_tstamp until;
+    assert_true(srd_pathset_on_sample(ps, 0, 40000, base, target, 12000, now));
+    until = ps->p[0].avoid_until;
+    assert_true(until == now + (40000ull << (k < 6 ? k : 6)));
+    now = until;
+  }
+  ps = init(&f, 4, 1, 31);
+  now = 1000000;
   /* The same after an avoidance for loss. */
   srd_pathset_on_sample(ps, 1, 30000, base, target, 12000, now);
   srd_pathset_on_loss(ps, 1, now, now, 1000, SRD_S);
