@@ -848,8 +848,7 @@ SRD_FLATTEN int srd_ep_read_pktv(srd_ep *ep, const srd_path *path,
   srd_peer *p;
   int rv;
 
-  if (ep == NULL || path == NULL || hdr == NULL ||
-      (payload == NULL && payloadlen > 0)) {
+  if (ep == NULL || path == NULL || hdr == NULL) {
     return SRD_ERR_INVALID_ARGUMENT;
   }
   ++ep->stats.pkts_in;

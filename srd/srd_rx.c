@@ -16,12 +16,14 @@ static srd_rctx *ctx_of(const srd_ep *ep, const srd_peer *p, uint32_t id) {
 }
 
 /* copy2 copies a payload that may lie in two pieces. */
+/* copy2 copies a payload in two pieces; a NULL second piece is one a
+   simulator did not give (srd_ep_read_pktv). */
 static void copy2(uint8_t *dst, const uint8_t *p1, size_t n1, const uint8_t *p2,
                   size_t n2) {
   if (n1) {
     memcpy(dst, p1, n1);
   }
-  if (n2) {
+  if (n2 && p2 != NULL) {
     memcpy(dst + n1, p2, n2);
   }
 }

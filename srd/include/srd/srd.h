@@ -423,7 +423,11 @@ SRD_EXTERN int srd_ep_read_pkt(srd_ep *ep, const srd_path *path,
 /* srd_ep_read_pktv is srd_ep_read_pkt for a datagram in two pieces: |hdr|
    holds at least the whole packet header and |payload| the rest (a driver
    whose packet header and payload lie apart, as the engine benchmark's).
-   Returns as srd_ep_read_pkt. */
+   A simulator that models sizes but not contents may pass a NULL
+   |payload| with |payloadlen| > 0: the engine handles the packet as if
+   those bytes were there, without copying them, and the bytes they would
+   fill in the receive buffer are left unspecified.  Returns as
+   srd_ep_read_pkt. */
 SRD_EXTERN int srd_ep_read_pktv(srd_ep *ep, const srd_path *path,
                                 const uint8_t *hdr, size_t hdrlen,
                                 const uint8_t *payload, size_t payloadlen,
