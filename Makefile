@@ -248,6 +248,91 @@ $(NETSIM_BENCH): $(OUT)/obj/tools/netsim-bench.o $(NETSIM_LIBA)
 	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^
 
 # ---------------------------------------------------------------------------
+# transports/ and srd-perf (issue 4; docs/transports.md): the message API
+# (transports/xport.h), the srd backend (libsrd over UDP with io_uring,
+# transports/uring/, needs liburing through pkg-config: without it the
+# backend, srd-perf's -t srd and its tests are left out, and the build says
+# so), the kernel TCP backend (transports/tcp/), srd-perf, udp-baseline (the
+# raw UDP figures `make bench` compares against), their tests
+# (test/transports/test_<x>.c -> test_xport_<x>) and the bench script.
+# Objects go under $(OUT)/obj/xport/ so that the loop wire's rule above
+# does not apply to them.
+
+HAVE_URING := $(shell pkg-config --exists liburing 2>/dev/null && echo 1)
+URING_CFLAGS := $(shell pkg-config --cflags liburing 2>/dev/null)
+URING_LIBS := $(shell pkg-config --libs liburing 2>/dev/null)
+XPORT_SRCS := transports/xport.c transports/tcp/xport_tcp.c \
+	transports/uring/impair.c
+XPORT_TEST_NAMES := impair tcp
+ifeq ($(HAVE_URING),1)
+XPORT_SRCS += transports/uring/xport_uring.c
+XPORT_TEST_NAMES += uring
+XPORT_DEFS :=
+else
+XPORT_DEFS := -DXPORT_NO_URING
+URING_LIBS :=
+$(info transports: liburing not found (make deps installs liburing-dev); \
+	building without the srd backend and its tests)
+endif
+XPORT_OBJS := $(XPORT_SRCS:%.c=$(OUT)/obj/xport/%.o)
+XPORT_LIBA := $(OUT)/lib/libxport.a
+XPORT_CFLAGS := $(CFLAGS_COMMON) -Isrd/include -Itransports \
+	-Itransports/uring $(URING_CFLAGS) $(XPORT_DEFS)
+XPORT_TOOLS := $(OUT)/bin/srd-perf $(OUT)/bin/udp-baseline
+XPORT_TEST_BINS := $(XPORT_TEST_NAMES:%=$(OUT)/test/test_xport_%)
+
+.PHONY: transports bench-transports install-perf
+transports: $(XPORT_LIBA) $(XPORT_TOOLS) $(XPORT_TEST_BINS)
+lib: $(XPORT_LIBA)
+tools: $(XPORT_TOOLS)
+tests: $(XPORT_TEST_BINS)
+
+$(OUT)/obj/xport/%.o: %.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(XPORT_CFLAGS) -c $< -o $@
+
+$(XPORT_LIBA): $(XPORT_OBJS)
+	$(call say,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUT)/bin/srd-perf: $(OUT)/obj/xport/tools/srd-perf.o $(XPORT_LIBA) $(LIBA)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ $(URING_LIBS) -lpthread -lm
+
+$(OUT)/bin/udp-baseline: $(OUT)/obj/xport/tools/udp-baseline.o
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ -lpthread -lm
+
+$(OUT)/obj/test/transports/%.o: test/transports/%.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(XPORT_CFLAGS) -Isrd -Itest/harness $(CMOCKA_CFLAGS) \
+		-c $< -o $@
+
+$(OUT)/test/test_xport_%: $(OUT)/obj/test/transports/test_%.o \
+		$(TEST_HARNESS_OBJS) $(XPORT_LIBA) $(LIBA)
+	$(call say,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ $(CMOCKA_LIBS) $(URING_LIBS) \
+		-lpthread -lm
+
+# The side-by-side ratios of issue 4 (srd-perf -t srd against kernel TCP,
+# raw UDP and, when installed, libfabric's udp;ofi_rxd); a report, not a
+# pass/fail test.  Runs before the engine benchmark.
+bench: bench-transports
+bench-transports: $(XPORT_TOOLS)
+	$(Q)./tools/bench-transports.sh $(OUT)/bin
+
+install: install-perf
+install-perf: $(XPORT_TOOLS)
+	$(Q)install -d $(DESTDIR)$(BINDIR)
+	$(Q)install -m 755 $(OUT)/bin/srd-perf $(DESTDIR)$(BINDIR)/
+
+# ---------------------------------------------------------------------------
 # The simulator's transports and srd-sim (issue 3; docs/netsim.md,
 # docs/scenarios.md): libsrdsim (transports/sim/: the unmodified SRD engine
 # driven in netsim hosts, the TCP model, scenario files, the runner and its

@@ -18,6 +18,11 @@ libclang-rt-14-dev clang-format python3 libpcap-dev tshark"
 # with gnuplot (its test draws only when gnuplot is there).
 PKGS="$PKGS libinih-dev gnuplot-nox"
 
+# The srd transport runs over io_uring with liburing (Debian 12 ships
+# 2.3); the ECMP fabric test builds namespaces with iproute2 (ip netns, tc
+# tbf), drops packets with nftables and sets sysctls with procps.
+PKGS="$PKGS liburing-dev iproute2 nftables procps"
+
 missing=""
 for p in $PKGS; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

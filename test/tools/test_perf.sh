@@ -1,0 +1,269 @@
+#!/bin/bash
+# Description: srd-perf end to end on loopback: bw, lat and rate over srd
+# and tcp with the JSON keys the docs promise, a bounded -a sweep, CSV,
+# byte-exact exactly-once delivery under impairments (--verify), server
+# and client as separate processes, a server that vanishes mid-run (exit
+# 1, clear message), an unreachable server, a peer that answers garbage,
+# Ctrl-C (a summary, exit 130), and bad usage (exit 2).
+#
+# Processes this script starts are ended by PID; every run is bounded by
+# srd-perf's own --time-limit and by timeout(1).
+set -u
+OUT=${OUT:-build}
+BIN=$OUT/bin/srd-perf
+fail() { echo "FAIL: $*"; exit 1; }
+[ -x "$BIN" ] || fail "no $BIN"
+command -v python3 >/dev/null || { echo "python3 missing: skip"; exit 77; }
+if ! "$BIN" --help | grep -q "srd|tcp"; then fail "--help"; fi
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do { kill -9 "$p" && wait "$p"; } 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+# The sanitizer build is slower: smaller counts.
+big=1; [ "${SAN:-0}" = 1 ] && big=0
+n1m=$((big ? 300 : 40))
+# A base port for this run, away from the ephemeral range's usual start.
+port=$((21000 + (RANDOM % 4000) * 8))
+
+# Waits (bounded, 10 s) until file $1 contains $2.
+wait_for() {
+  local i
+  for ((i = 0; i < 200; i++)); do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+check_json() { # file test transport size iterations
+  python3 - "$@" <<'PY' || fail "JSON check of $2 over $3"
+import json, sys
+f, test, transport, size, iters = sys.argv[1:]
+d = json.load(open(f))
+for k in ["transport", "test", "size", "iterations", "mbps", "msg_rate",
+          "lat_us", "retransmits", "paths", "burst", "path_share",
+          "complete", "server"]:
+    assert k in d, k
+for k in ["p50", "p99", "p999", "max"]:
+    assert k in d["lat_us"], k
+assert d["transport"] == transport and d["test"] == test, d
+assert d["size"] == int(size) and d["iterations"] == int(iters), d
+assert d["complete"] is True and d["errors"] == 0, d
+assert d["mbps"] > 0 and d["msg_rate"] > 0, d
+assert 0 < d["lat_us"]["p50"] <= d["lat_us"]["p99"] <= d["lat_us"]["max"], d
+if test != "lat":
+    assert d["server"]["received"] == int(iters) + d["warmup"], d
+print(f"  {transport} {test} {size} B: {d['gbps']:.2f} Gbit/s, "
+      f"{d['msg_rate']:.0f} msg/s, p50 {d['lat_us']['p50']} us, "
+      f"{d['retransmits']} retransmits")
+PY
+}
+
+# --- bw, lat, rate over both transports, --json --------------------------
+for t in srd tcp; do
+  timeout 60 "$BIN" --loopback -t $t -T bw -s 1M -n $n1m -P 4 --json \
+    > "$tmp/bw.json" || fail "$t bw exited $?"
+  check_json "$tmp/bw.json" bw $t 1048576 $n1m
+  timeout 60 "$BIN" --loopback -t $t -T lat -s 64 -n 2000 -P 4 --json \
+    > "$tmp/lat.json" || fail "$t lat exited $?"
+  check_json "$tmp/lat.json" lat $t 64 2000
+  timeout 60 "$BIN" --loopback -t $t -T rate -n 20000 -P 4 --json \
+    > "$tmp/rate.json" || fail "$t rate exited $?"
+  check_json "$tmp/rate.json" rate $t 64 20000
+done
+python3 - "$tmp/bw.json" <<'PY' || fail "tcp has one path"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["paths"] == 1 and d["path_share"] == [1.0], d
+PY
+
+# --- spraying: every path carries a share --------------------------------
+timeout 60 "$BIN" --loopback -T bw -s 256K -n 200 -P 8 -m 8192 --json \
+  > "$tmp/spray.json" || fail "spray run"
+python3 - "$tmp/spray.json" <<'PY' || fail "spraying"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["paths"] == 8 and len(d["path_share"]) == 8, d
+assert min(d["path_share"]) > 0.5 / 8, d["path_share"]
+assert d["avg_burst"] >= 1, d
+PY
+
+# --- the -a sweep: 8 B .. 8 MiB, bounded ---------------------------------
+timeout 120 "$BIN" --loopback -a -n 3 -w 0 -P 4 --time-limit 60 --json \
+  > "$tmp/sweep.json" || fail "sweep exited $?"
+python3 - "$tmp/sweep.json" <<'PY' || fail "sweep JSON"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert [r["size"] for r in rows] == [8 << i for i in range(21)], rows
+assert all(r["iterations"] == 3 and r["complete"] for r in rows), rows
+print(f"  sweep: {len(rows)} sizes, 8 MiB at {rows[-1]['gbps']:.2f} Gbit/s")
+PY
+
+# --- CSV -----------------------------------------------------------------
+timeout 60 "$BIN" --loopback -t tcp -T bw -s 64K -n 100 --csv > "$tmp/out.csv" \
+  || fail "csv run"
+head -1 "$tmp/out.csv" | grep -q "^transport,test,size,iterations,window,seconds,mbps,gbps,msg_rate,lat_p50_us" \
+  || fail "csv header: $(head -1 "$tmp/out.csv")"
+[ "$(wc -l < "$tmp/out.csv")" = 2 ] || fail "csv rows"
+grep -q "^tcp,bw,65536,100," "$tmp/out.csv" || fail "csv row"
+
+# --- the table, with the burst shown -------------------------------------
+timeout 60 "$BIN" --loopback -T bw -s 64K -n 100 -P 4 --burst 8 > "$tmp/t.txt" \
+  || fail "table run"
+grep -q "burst 8" "$tmp/t.txt" || fail "burst not shown"
+grep -qE "^ +65536 +100 " "$tmp/t.txt" || fail "table row"
+
+# --- exactly once, intact, under loss, duplication and reordering --------
+timeout 60 "$BIN" --loopback -T bw -s 40K -n 400 -P 8 -m 4000 --verify \
+  --loss 2 --dup 2 --reorder 5 --reorder-delay 100 --jitter 20 --seed 7 \
+  --json > "$tmp/imp.json" || fail "impaired run exited $?"
+python3 - "$tmp/imp.json" <<'PY' || fail "impaired exactly-once"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["server"]
+assert d["verify"] and d["complete"], d
+assert s["received"] == 400 + d["warmup"], s
+assert s["duplicates"] == 0 and s["corrupted"] == 0 and s["errors"] == 0, s
+assert d["impairments"]["lost"] > 0 and d["impairments"]["duplicated"] > 0, d
+assert d["retransmits"] > 0, d
+print(f"  impaired: {s['received']} intact once; lost "
+      f"{d['impairments']['lost']}, duplicated "
+      f"{d['impairments']['duplicated']}, {d['retransmits']} retransmits")
+PY
+
+# --- server and client as two processes (IPv4 and IPv6) ------------------
+for fam in 4 6; do
+  addr=127.0.0.1; [ $fam = 6 ] && addr=::1
+  if [ $fam = 6 ] && ! python3 -c "import socket; s=socket.socket(socket.AF_INET6); s.bind(('::1',0))" 2>/dev/null; then
+    echo "  no IPv6 loopback: IPv6 case skipped"; continue
+  fi
+  "$BIN" -s $addr -p $port -P 4 --once 2> "$tmp/srv.err" & pids+=($!)
+  wait_for "$tmp/srv.err" "listening" || fail "server did not start: $(cat "$tmp/srv.err")"
+  timeout 60 "$BIN" $addr -p $port -P 4 -T bw -s 128K -n 200 --verify --json \
+    > "$tmp/cs.json" || fail "client (IPv$fam) exited $?"
+  wait "${pids[-1]}" || fail "server exit status"
+  python3 -c "import json,sys; d=json.load(open('$tmp/cs.json')); assert d['server']['received'] == 200 + d['warmup'], d" \
+    || fail "two-process run (IPv$fam)"
+  port=$((port + 8))
+done
+
+# --- the server vanishes mid-run: error completions, exit 1 --------------
+"$BIN" -s 127.0.0.1 -p $port -P 4 2> "$tmp/srv.err" & spid=$!; pids+=($spid)
+wait_for "$tmp/srv.err" "listening" || fail "server did not start"
+timeout 60 "$BIN" 127.0.0.1 -p $port -P 4 -T bw -s 64K -D 30 --time-limit 40 \
+  > "$tmp/v.out" 2> "$tmp/v.err" & cpid=$!; pids+=($cpid)
+wait_for "$tmp/v.out" "size" || fail "client did not start: $(cat "$tmp/v.err")"
+kill -9 $spid
+wait $spid 2>/dev/null
+wait $cpid; rc=$?
+[ $rc = 1 ] || fail "vanished server: client exit $rc, expected 1: $(cat "$tmp/v.err")"
+grep -q "peer vanished" "$tmp/v.err" || fail "vanished server: no message: $(cat "$tmp/v.err")"
+grep -q "retry budget" "$tmp/v.err" || fail "vanished server: error not named"
+grep -qE "^ +65536 " "$tmp/v.out" || fail "vanished server: no partial row"
+port=$((port + 8))
+
+# --- nobody there --------------------------------------------------------
+timeout 30 "$BIN" 127.0.0.1 -p $port -P 4 -n 10 > /dev/null 2> "$tmp/u.err"
+rc=$?
+[ $rc = 1 ] || fail "unreachable: exit $rc"
+grep -q "unreachable" "$tmp/u.err" || fail "unreachable: $(cat "$tmp/u.err")"
+timeout 30 "$BIN" -t tcp 127.0.0.1 -p $port -n 10 > /dev/null 2> "$tmp/u.err"
+[ $? = 1 ] || fail "tcp refused: exit"
+grep -q "refused" "$tmp/u.err" || fail "tcp refused: $(cat "$tmp/u.err")"
+
+# --- a peer that answers garbage (a UDP echo service; an HTTP server) ----
+python3 - $port <<'PY' & pids+=($!)
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(0.2)
+end = time.time() + 20
+while time.time() < end:
+    try:
+        d, a = s.recvfrom(70000)
+        s.sendto(d, a)
+    except socket.timeout:
+        pass
+PY
+python3 - $((port + 1)) <<'PY' & pids+=($!)
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(4); s.settimeout(20)
+try:
+    c, a = s.accept(); c.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n"); time.sleep(3)
+except socket.timeout:
+    pass
+PY
+# Wait (bounded) for both to listen.
+for ((i = 0; i < 100; i++)); do
+  python3 -c "import socket; s=socket.socket(); s.settimeout(0.2); s.connect(('127.0.0.1', $((port + 1))))" 2>/dev/null && break
+  sleep 0.05
+done
+timeout 30 "$BIN" 127.0.0.1 -p $port -P 4 -n 10 > /dev/null 2> "$tmp/g.err"
+[ $? = 1 ] || fail "udp echo peer: exit"
+grep -q "not an srd-perf server" "$tmp/g.err" || fail "udp echo peer: $(cat "$tmp/g.err")"
+# (the connect probe above used the HTTP server's one accept; start another)
+python3 - $((port + 2)) <<'PY' & pids+=($!)
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(4); s.settimeout(20)
+try:
+    c, a = s.accept(); c.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n"); time.sleep(3)
+except socket.timeout:
+    pass
+PY
+for ((i = 0; i < 100; i++)); do
+  ss -ltn 2>/dev/null | grep -q ":$((port + 2)) " && break
+  sleep 0.05
+done
+timeout 30 "$BIN" -t tcp 127.0.0.1 -p $((port + 2)) -n 10 > /dev/null 2> "$tmp/g.err"
+[ $? = 1 ] || fail "tcp garbage peer: exit"
+grep -q "answered garbage" "$tmp/g.err" || fail "tcp garbage peer: $(cat "$tmp/g.err")"
+port=$((port + 8))
+
+# --- Ctrl-C: a summary and exit 130 --------------------------------------
+"$BIN" -s 127.0.0.1 -p $port -P 4 --once 2> "$tmp/srv.err" & spid=$!; pids+=($spid)
+wait_for "$tmp/srv.err" "listening" || fail "server did not start"
+timeout 60 "$BIN" 127.0.0.1 -p $port -P 4 -T bw -s 64K -D 30 --time-limit 40 \
+  > "$tmp/c.out" 2> "$tmp/c.err" & cpid=$!; pids+=($cpid)
+wait_for "$tmp/c.out" "size" || fail "client did not start"
+kill -INT $cpid
+wait $cpid; rc=$?
+[ $rc = 130 ] || fail "Ctrl-C: exit $rc: $(cat "$tmp/c.err")"
+grep -q "stopped early: interrupted" "$tmp/c.out" || fail "Ctrl-C: no summary row"
+grep -qE "^ +65536 +[1-9]" "$tmp/c.out" || fail "Ctrl-C: no measurement"
+# The client said goodbye, so the --once server ends promptly by itself.
+for ((i = 0; i < 100; i++)); do kill -0 $spid 2>/dev/null || break; sleep 0.05; done
+kill -0 $spid 2>/dev/null && fail "server still running after the client's BYE"
+wait $spid || fail "server exit status after BYE"
+
+# --- bad usage -----------------------------------------------------------
+bad() {
+  "$BIN" "$@" > /dev/null 2> "$tmp/err"
+  local rc=$?
+  [ $rc = 2 ] || fail "'$*' exited $rc, expected 2"
+  grep -q "srd-perf:" "$tmp/err" || fail "'$*' printed no message"
+}
+bad
+bad --loopback -t udp
+bad --loopback -T bandwidth
+bad --loopback -s 4
+bad --loopback -s 12X
+bad --loopback -P 0
+bad --loopback -P 65
+bad --loopback --burst 0
+bad --loopback -a -s 1M
+bad --loopback -t tcp --loss 1
+bad --loopback --loss 101
+bad --loopback --blackhole 64
+bad --loopback --json --csv
+bad -s --loopback
+bad --loopback stray
+bad --bogus
+echo "test_perf: all checks passed"

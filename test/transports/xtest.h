@@ -1,0 +1,259 @@
+/*
+ * xtest.h: what the transport tests share: an echo server on a thread of
+ * its own (an xport belongs to the thread that opened it), a client that
+ * sends indexed, patterned messages and checks that every echo comes back
+ * intact exactly once, and seeded message sizes.  Every loop is bounded
+ * by a count and a wall-clock limit: these tests use real sockets on
+ * loopback, the one place a test here may read a clock.
+ */
+#ifndef XTEST_H
+#define XTEST_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+
+#include "testutil.h"
+
+#include "xport.h"
+
+#define XT_LIMIT_NS (20ull * 1000000000ull)
+
+static void xt_fill(uint8_t *b, size_t len, uint32_t index) {
+  uint64_t x =
+      0x243F6A8885A308D3ull ^ ((uint64_t)index * 0x9E3779B97F4A7C15ull);
+  size_t i;
+
+  for (i = 0; i < len; ++i) {
+    if (i < 4) {
+      b[i] = (uint8_t)(index >> (8 * i));
+    } else {
+      if ((i & 7) == 4) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+      }
+      b[i] = (uint8_t)(x >> (8 * (i & 7)));
+    }
+  }
+}
+
+/* xt_index returns the index of a message of at least 4 bytes. */
+static uint32_t xt_index(const uint8_t *b) {
+  return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+         (uint32_t)b[3] << 24;
+}
+
+static void xt_log(void *ud, const char *msg) {
+  (void)ud;
+  printf("  [xport] %s\n", msg);
+}
+
+/* An echo server: posts receives, sends every message back to its
+   sender, until told to stop. */
+typedef struct xt_server {
+  xport_config cfg;
+  pthread_t th;
+  atomic_int ready; /* 1 listening, -1 failed */
+  atomic_int stop;
+  struct sockaddr_storage addr;
+  socklen_t alen;
+  uint64_t echoed;
+  xport_stats st;
+  size_t cap;
+} xt_server;
+
+#define XT_SRV_BUFS 64
+
+static void *xt_server_main(void *arg) {
+  xt_server *s = arg;
+  xport *x;
+  uint8_t *bufs[XT_SRV_BUFS];
+  int i;
+
+  if (xport_open(&x, &s->cfg) != 0) {
+    atomic_store(&s->ready, -1);
+    return NULL;
+  }
+  xport_local_addr(x, &s->addr, &s->alen);
+  for (i = 0; i < XT_SRV_BUFS; ++i) {
+    bufs[i] = malloc(s->cap);
+    xport_post_recv(x, bufs[i], s->cap, bufs[i]);
+  }
+  atomic_store(&s->ready, 1);
+  while (!atomic_load(&s->stop)) {
+    xport_cqe c[32];
+    size_t n, k;
+    xport_progress(x, 20000000ull);
+    n = xport_poll_cq(x, c, 32);
+    for (k = 0; k < n; ++k) {
+      if (c[k].op == XPORT_OP_RECV) {
+        if (c[k].status == 0 &&
+            xport_post_send(x, c[k].peer, c[k].buf, c[k].len, c[k].buf) == 0) {
+          ++s->echoed;
+          continue; /* reposted when the echo is done */
+        }
+        xport_post_recv(x, c[k].buf, s->cap, c[k].buf);
+      } else {
+        xport_post_recv(x, c[k].buf, s->cap, c[k].buf);
+      }
+    }
+  }
+  xport_get_stats(x, &s->st);
+  xport_close(x);
+  for (i = 0; i < XT_SRV_BUFS; ++i) {
+    free(bufs[i]);
+  }
+  return NULL;
+}
+
+/* xt_server_start starts an echo server with |cfg| (listen, port 0);
+   returns 0, or -1 if it could not open (the log says why). */
+static int xt_server_start(xt_server *s, const xport_config *cfg, size_t cap) {
+  memset(s, 0, sizeof(*s));
+  s->cfg = *cfg;
+  s->cfg.listen = 1;
+  s->cfg.port = 0;
+  s->cap = cap;
+  assert_int_equal(pthread_create(&s->th, NULL, xt_server_main, s), 0);
+  while (atomic_load(&s->ready) == 0) {
+    sched_yield();
+  }
+  if (atomic_load(&s->ready) < 0) {
+    pthread_join(s->th, NULL);
+    return -1;
+  }
+  return 0;
+}
+
+static void xt_server_stop(xt_server *s) {
+  atomic_store(&s->stop, 1);
+  pthread_join(s->th, NULL);
+}
+
+/* xt_result is what a client run saw. */
+typedef struct xt_result {
+  uint64_t sent_ok, send_err, echoes, dups, corrupt, recv_err;
+  int first_err;
+  uint64_t elapsed_ns;
+} xt_result;
+
+/* xt_bufs are a client run's buffers: the xport may hold them until it
+   is closed, so the caller frees them after xport_close. */
+typedef struct xt_bufs {
+  uint8_t **sb, **rb;
+  uint32_t n;
+} xt_bufs;
+
+static void xt_bufs_free(xt_bufs *b) {
+  uint32_t i;
+
+  for (i = 0; i < b->n; ++i) {
+    free(b->sb[i]);
+    free(b->rb[i]);
+  }
+  free(b->sb);
+  free(b->rb);
+}
+
+/* xt_echo_run sends |n| messages of seeded sizes in [4, max_size] (4
+   bytes hold the index) with |window| in flight, to |peer| of |x|, and
+   checks the echoes. */
+static void xt_echo_run(xport *x, xport_peer peer, uint32_t n, size_t max_size,
+                        uint32_t window, uint64_t seed, xt_result *r,
+                        xt_bufs *bufs) {
+  uint8_t **sb = calloc(window, sizeof(uint8_t *));
+  uint8_t **rb = calloc(window, sizeof(uint8_t *));
+  size_t *len = calloc(n, sizeof(size_t));
+  uint8_t *seen = calloc(n, 1);
+  uint8_t *chk = malloc(max_size + 4);
+  uint32_t next = 0, i, outstanding = 0;
+  uint64_t s = seed, t0 = xport_now();
+  int *slot_of_send = calloc(window, sizeof(int));
+
+  memset(r, 0, sizeof(*r));
+  for (i = 0; i < n; ++i) {
+    len[i] = 4 + (size_t)(tu_rand(&s) % (max_size - 3));
+  }
+  for (i = 0; i < window; ++i) {
+    sb[i] = malloc(max_size + 4);
+    rb[i] = malloc(max_size + 4);
+    assert_int_equal(xport_post_recv(x, rb[i], max_size + 4, rb[i]), 0);
+    slot_of_send[i] = 0;
+  }
+  while ((r->echoes + r->dups + r->recv_err < n || outstanding) &&
+         xport_now() - t0 < XT_LIMIT_NS && r->send_err == 0) {
+    xport_cqe c[32];
+    size_t k, m;
+    /* At most |window| messages not yet echoed: the |window| receives
+       posted here then always have room for the echoes (a send completes
+       when the server took it, before its echo is back). */
+    for (i = 0;
+         i < window && next < n &&
+         next - (r->echoes + r->dups + r->corrupt + r->recv_err) < window;
+         ++i) {
+      if (slot_of_send[i]) {
+        continue;
+      }
+      xt_fill(sb[i], len[next], next);
+      if (xport_post_send(x, peer, sb[i], len[next], (void *)(uintptr_t)i) !=
+          0) {
+        break;
+      }
+      slot_of_send[i] = 1;
+      ++outstanding;
+      ++next;
+    }
+    xport_progress(x, 20000000ull);
+    m = xport_poll_cq(x, c, 32);
+    for (k = 0; k < m; ++k) {
+      if (c[k].op == XPORT_OP_SEND) {
+        slot_of_send[(uintptr_t)c[k].ctx] = 0;
+        --outstanding;
+        if (c[k].status == 0) {
+          ++r->sent_ok;
+        } else {
+          if (r->send_err++ == 0) {
+            r->first_err = c[k].status;
+          }
+        }
+        continue;
+      }
+      if (c[k].status != 0) {
+        ++r->recv_err;
+      } else {
+        uint32_t idx = xt_index(c[k].buf);
+        if (idx >= n || c[k].len != len[idx]) {
+          ++r->corrupt;
+        } else {
+          xt_fill(chk, len[idx], idx);
+          if (memcmp(chk, c[k].buf, len[idx]) != 0) {
+            ++r->corrupt;
+          } else if (seen[idx]) {
+            ++r->dups;
+          } else {
+            seen[idx] = 1;
+            ++r->echoes;
+          }
+        }
+      }
+      xport_post_recv(x, c[k].buf, max_size + 4, c[k].buf);
+    }
+  }
+  r->elapsed_ns = xport_now() - t0;
+  if (r->send_err) {
+    printf("  first send error: %s (%llu sent ok, %llu echoes)\n",
+           strerror(-r->first_err), (unsigned long long)r->sent_ok,
+           (unsigned long long)r->echoes);
+  }
+  free(len);
+  free(seen);
+  free(chk);
+  free(slot_of_send);
+  bufs->sb = sb;
+  bufs->rb = rb;
+  bufs->n = window;
+}
+
+#endif /* XTEST_H */

@@ -1,0 +1,96 @@
+/*
+ * impair.h: the srd backend's userspace impairment layer.  Per path, on
+ * the sending side: random loss, duplication, delay with jitter (the path
+ * stays FIFO), reordering (a held-back datagram overtakes nothing but is
+ * overtaken), a rate cap with a bounded queue (tail drop), and a
+ * blackhole.  Every draw comes from a splitmix64 stream per path derived
+ * from the seed and the path index, so a run's impairments are a function
+ * of its seed and traffic.  Time is an argument: the layer reads no clock,
+ * so its tests run in virtual time.
+ *
+ * A datagram that must wait is copied into a preallocated pool (the
+ * engine's zero-copy payload pointer is only valid until the next
+ * completion poll); a full pool is a queue drop.
+ */
+#ifndef IMPAIR_H
+#define IMPAIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "xport.h"
+
+/* impair_pkt is a datagram waiting in the layer. */
+typedef struct impair_pkt {
+  uint64_t at;   /* when it leaves */
+  uint64_t seq;  /* tie-break: order of arrival in the layer */
+  uint32_t len;  /* bytes at data */
+  uint16_t path; /* the path (socket) it leaves on */
+  uint32_t peer; /* the peer it goes to */
+  uint8_t *data;
+} impair_pkt;
+
+/* impair_verdict is what happens to one outgoing datagram. */
+typedef struct impair_verdict {
+  int copies;  /* 0 (dropped), 1, or 2 (duplicated) */
+  uint64_t at; /* when the copies leave; <= now means at once */
+} impair_verdict;
+
+typedef struct impair_path {
+  xport_impair cfg;
+  uint64_t rng;
+  uint64_t busy_until; /* the rate cap's serialiser is free from here */
+  uint64_t last_at;    /* latest in-order departure (FIFO under jitter) */
+} impair_path;
+
+typedef struct impair {
+  impair_path path[XPORT_MAX_PATHS];
+  uint32_t n_paths;
+  impair_pkt *heap; /* min-heap on (at, seq) */
+  size_t len, cap;
+  uint8_t **free_bufs;
+  size_t n_free;
+  uint8_t *pool;
+  size_t buf_size;
+  uint64_t seq;
+  /* counters */
+  uint64_t lost, dup, delayed, queue_drops, blackholed;
+} impair;
+
+/* impair_init sets |imp| up for |n_paths| paths configured by |cfg|,
+   drawing from |seed|, with room for |pool_pkts| waiting datagrams of at
+   most |buf_size| bytes.  Returns 0 or -ENOMEM. */
+int impair_init(impair *imp, const xport_impair *cfg, uint32_t n_paths,
+                uint64_t seed, size_t pool_pkts, size_t buf_size);
+
+/* impair_fini frees what impair_init allocated. */
+void impair_fini(impair *imp);
+
+/* impair_path_delays says whether |path| ever holds datagrams back. */
+int impair_path_delays(const impair *imp, uint16_t path);
+
+/* impair_judge decides the fate of a datagram of |len| bytes sent on
+   |path| at |now| and fills |v|.  It counts losses, duplicates and queue
+   drops. */
+void impair_judge(impair *imp, uint16_t path, size_t len, uint64_t now,
+                  impair_verdict *v);
+
+/* impair_hold copies a datagram (|n| pieces in |iov|) to leave at |at|.
+   Returns 0, or -ENOBUFS when the pool is full (counted as a queue
+   drop). */
+int impair_hold(impair *imp, uint16_t path, uint32_t peer,
+                const struct iovec *iov, size_t n, uint64_t at);
+
+/* impair_next returns when the next held datagram leaves, or UINT64_MAX. */
+uint64_t impair_next(const impair *imp);
+
+/* impair_pop removes the next datagram due at |now| into |out| and
+   returns 1, or returns 0 if none is due.  Hand out->data back with
+   impair_release once it has been sent. */
+int impair_pop(impair *imp, uint64_t now, impair_pkt *out);
+
+/* impair_release returns a popped datagram's buffer to the pool. */
+void impair_release(impair *imp, uint8_t *data);
+
+#endif /* IMPAIR_H */
