@@ -675,7 +675,7 @@ void srd_ep_flush(srd_ep *ep, srd_tstamp now) {
 srd_duration srd_ep_rto(const srd_ep *ep, const srd_peer *p) {
   srd_duration rto =
       srd_rtt_rto(&p->rtt, ep->settings.rto_min, ep->settings.rto_initial,
-                  ep->settings.ack_delay, SRD_US);
+                  srd_max(ep->settings.ack_delay, p->ack_hold), SRD_US);
   uint32_t shift = srd_min(p->rto_backoff, 30u);
   srd_duration max = srd_max(ep->settings.rto_max, rto);
 

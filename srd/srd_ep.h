@@ -191,6 +191,9 @@ typedef struct srd_peer {
   /* ack_repeat_at is when the latest ACK is sent again, on another path,
      if no other ACK has followed it (SRD_TSTAMP_NONE: not to be). */
   srd_tstamp ack_repeat_at;
+  /* ack_hold is how long the peer holds a packet before acknowledging
+     it: a maximum of the echoes' hold times that decays by 1/8 a sample. */
+  srd_duration ack_hold;
 
   /* Scheduling. */
   srd_pq_entry timer;

@@ -559,6 +559,14 @@ SRD_COLD static void stale_dst(srd_ep *ep, srd_peer *p, srd_tstamp now) {
 int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
                   const uint8_t *pay1, size_t len1, const uint8_t *pay2,
                   size_t len2, srd_tstamp now) {
+  if (pkt->c.src_conn == ep->conn_id) {
+    /* Our own packet come back (a reflecting service at the peer's
+       address: an echo port), or a peer that drew our incarnation id
+       (one chance in 2^32; it gets through when one of us restarts).
+       Taken for a peer, it would be a session with ourselves. */
+    srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_CONN, pkt->c.type);
+    return SRD_ERR_STALE;
+  }
   switch (pkt->c.type) {
   case SRD_PKT_HS_REQ:
     return on_hs_req(ep, p, pkt, now);

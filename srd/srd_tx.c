@@ -186,7 +186,7 @@ static srd_tstamp loss_deadline(const srd_peer *p, const srd_rtb_ent *e) {
     srtt = p->rtt.srtt;
     var = p->rtt.rttvar;
   }
-  return e->tx_ts + srtt + srd_max(4 * var, reo);
+  return e->tx_ts + srtt + srd_max(4 * var, reo) + p->ack_hold;
 }
 
 /* peer_older says whether |e| was sent before the newest acknowledged
@@ -485,7 +485,16 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now) {
       continue; /* not a timestamp of ours */
     }
     rtt = now - e->tx_ts;
-    rtt = rtt > e->hold_ns ? rtt - e->hold_ns : 1;
+    /* The receiver held the packet this long before answering: the
+       timers must allow for it (a software receiver that sleeps holds for
+       tens of microseconds), a decaying maximum of it. */
+    p->ack_hold =
+        srd_max((srd_duration)e->hold_ns, p->ack_hold - p->ack_hold / 8);
+    if (rtt <= e->hold_ns) {
+      continue; /* clocks that disagree: no sample (a floor of 1 ns would
+                   be the base RTT for good, and no delay its target) */
+    }
+    rtt -= e->hold_ns;
     srd_rtt_update(&p->rtt, rtt);
     /* Queueing is measured against the base RTT of a full packet: on a
        slow fabric a full packet's serialisation at every hop is much of
@@ -662,11 +671,13 @@ static int has_data(const srd_ep *ep, const srd_peer *p) {
 
 /* window_open says whether congestion control and pacing let a packet go
    now. */
+/* window_open: bytes in flight are below the window (a packet may take
+   them past it, once).  Below one full packet of window, sending is also
+   paced; small packets still fill the window: a window of 30 KB is many
+   64-byte messages per round trip, not one. */
 static int window_open(const srd_peer *p, srd_tstamp now) {
-  if (p->ccs.cwnd >= p->ccs.pkt_bytes) {
-    return p->rtb.inflight_bytes < p->ccs.cwnd;
-  }
-  return p->rtb.inflight_bytes == 0 && now >= p->next_pace_ts;
+  return p->rtb.inflight_bytes < p->ccs.cwnd &&
+         (p->ccs.cwnd >= p->ccs.pkt_bytes || now >= p->next_pace_ts);
 }
 
 static int ring_open(srd_peer *p) {

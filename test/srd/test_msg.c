@@ -309,6 +309,132 @@ static void test_msg_rnr_slow_receiver(void **state) {
   assert_true(res.b.rnr_sent > 200 * 2);
 }
 
+/* Below one full packet of window, small packets still fill the window:
+   a 4000-byte window holds many 64-byte messages, not one per round
+   trip. */
+static void test_msg_small_packets_fill_small_window(void **state) {
+  static uint8_t msg[64], rbuf[64 * 64];
+  srd_settings sa;
+  srd_cqe c;
+  tpair tp;
+  size_t i, data = 0;
+  (void)state;
+
+  srd_settings_default(&sa);
+  sa.cc = "fixed";
+  sa.cc_fixed_window = 4000; /* below one 8 KiB packet */
+  tpair_init(&tp, &sa, NULL, 4, 0);
+  for (i = 0; i < 64; ++i) {
+    assert_int_equal(
+        srd_ep_post_recv(tp.ep[1], rbuf + 64 * i, 64, NULL, tp.now), 0);
+  }
+  /* A first message establishes the session. */
+  assert_int_equal(
+      srd_ep_post_send(tp.ep[0], tp.peer[0], msg, sizeof(msg), NULL, tp.now),
+      0);
+  tpair_run(&tp, SRD_MS);
+  assert_int_equal(tpair_poll(&tp, 0, &c, 1), 1);
+  assert_int_equal(c.status, 0);
+  for (i = 0; i < 20; ++i) {
+    assert_int_equal(
+        srd_ep_post_send(tp.ep[0], tp.peer[0], msg, sizeof(msg), NULL, tp.now),
+        0);
+  }
+  /* For one round trip nothing comes back (nothing is delivered): what
+     goes out is what the window allows.  Paced at srtt x 112 / 4000 per
+     packet, 20 packets of 112 bytes fit in 4000 bytes and in the RTT. */
+  for (i = 0; i < 40; ++i) {
+    size_t k;
+    tp.now += SRD_US;
+    if (srd_ep_get_expiry(tp.ep[0]) <= tp.now) {
+      srd_ep_handle_expiry(tp.ep[0], tp.now);
+    }
+    tpair_collect(&tp);
+    for (k = 0; k < tp.n; ++k) {
+      data += tp.q[k].from == 0 && tp.q[k].type == 1;
+    }
+    tp.n = 0;
+  }
+  assert_int_equal(data, 20);
+  tpair_fini(&tp);
+}
+
+/* A packet that claims to come from our own incarnation (our handshake
+   reflected by an echo service at the peer's address) is dropped: no
+   session with ourselves. */
+static void test_msg_reflected_handshake(void **state) {
+  static uint8_t msg[100];
+  srd_peer_stats ps;
+  srd_ep_stats st;
+  tpair tp;
+  size_t i, reflected = 0;
+  (void)state;
+
+  tpair_init(&tp, NULL, NULL, 4, 0);
+  assert_int_equal(
+      srd_ep_post_send(tp.ep[0], tp.peer[0], msg, sizeof(msg), NULL, tp.now),
+      0);
+  tpair_collect(&tp);
+  for (i = 0; i < tp.n; ++i) {
+    srd_path path = {tp.peer[0], tp.q[i].path};
+    if (tp.q[i].from != 0) {
+      continue;
+    }
+    assert_int_equal(
+        srd_ep_read_pkt(tp.ep[0], &path, tp.q[i].data, tp.q[i].len, tp.now),
+        SRD_ERR_STALE);
+    ++reflected;
+  }
+  tp.n = 0;
+  assert_true(reflected >= 1);
+  assert_int_equal(srd_ep_get_peer_stats(tp.ep[0], tp.peer[0], &ps), 0);
+  assert_int_not_equal(ps.state, SRD_PEER_STATE_ESTABLISHED);
+  srd_ep_get_stats(tp.ep[0], &st);
+  assert_int_equal(st.drops[SRD_DROP_BAD_CONN], reflected);
+  tpair_fini(&tp);
+}
+
+/* An echo whose hold time exceeds the measured round trip (clocks that
+   disagree) gives no RTT sample; clamped to 1 ns it would be the base RTT
+   for good and the delay target unreachable. */
+static int inflate_hold(void *arg, const tpkt *p, uint64_t n) {
+  tpkt *q = (tpkt *)p;
+  uint32_t k, nr, ne;
+  (void)arg, (void)n;
+  if (p->type != 2 || p->len < 28) {
+    return TP_DELIVER;
+  }
+  nr = q->data[22];
+  ne = q->data[23];
+  for (k = 0; k < ne; ++k) {
+    uint8_t *h = q->data + 28 + 4 * nr + 20 * k + 12;
+    h[0] = h[1] = h[2] = h[3] = 0xff; /* hold: 4.3 s */
+  }
+  return TP_DELIVER;
+}
+
+static void test_msg_hold_beyond_rtt_no_sample(void **state) {
+  static uint8_t msg[30000], rbuf[30000];
+  srd_peer_stats ps;
+  srd_cqe c;
+  tpair tp;
+  (void)state;
+
+  tpair_init(&tp, NULL, NULL, 4, 0);
+  tp.filter = inflate_hold;
+  assert_int_equal(srd_ep_post_recv(tp.ep[1], rbuf, sizeof(rbuf), NULL, 0), 0);
+  assert_int_equal(
+      srd_ep_post_send(tp.ep[0], tp.peer[0], msg, sizeof(msg), NULL, 0), 0);
+  tpair_run(&tp, SRD_S);
+  assert_int_equal(tpair_poll(&tp, 0, &c, 1), 1);
+  assert_int_equal(c.status, 0);
+  assert_int_equal(srd_ep_get_peer_stats(tp.ep[0], tp.peer[0], &ps), 0);
+  /* Only the handshake's round trip was sampled. */
+  assert_int_equal(ps.rtt_samples, 1);
+  assert_true(ps.min_rtt > 1000);
+  tpair_fini(&tp);
+}
+
 /* A receive buffer smaller than the message: both sides hear of it. */
 static void test_msg_truncated(void **state) {
   static uint8_t msg[10000], rbuf[4000], rbuf2[10000];
@@ -601,6 +727,9 @@ int main(void) {
       cmocka_unit_test(test_msg_rnr_then_success),
       cmocka_unit_test(test_msg_rnr_exhausted),
       cmocka_unit_test(test_msg_rnr_slow_receiver),
+      cmocka_unit_test(test_msg_small_packets_fill_small_window),
+      cmocka_unit_test(test_msg_reflected_handshake),
+      cmocka_unit_test(test_msg_hold_beyond_rtt_no_sample),
       cmocka_unit_test(test_msg_truncated),
       cmocka_unit_test(test_msg_truncated_nack_lost),
       cmocka_unit_test(test_msg_ordered_vs_unordered),
