@@ -171,7 +171,8 @@ static int congested(const srd_peer *p) {
      smoothed RTT plus four deviations (or the reordering window, if wider)
      has passed.  With many paths and few packets in flight a path rarely
      carries two packets at once, and this is what finds most losses. */
-static srd_tstamp loss_deadline(const srd_peer *p, const srd_rtb_ent *e) {
+static srd_tstamp loss_deadline(const srd_ep *ep, const srd_peer *p,
+                                const srd_rtb_ent *e) {
   const srd_pathset *ps = &p->paths;
   const srd_pathinfo *pi = &ps->p[e->path];
   srd_duration reo = srd_pathset_reo_wnd(ps, e->path, SRD_US), srtt, var;
@@ -186,7 +187,12 @@ static srd_tstamp loss_deadline(const srd_peer *p, const srd_rtb_ent *e) {
     srtt = p->rtt.srtt;
     var = p->rtt.rttvar;
   }
-  return e->tx_ts + srtt + srd_max(4 * var, reo) + p->ack_hold;
+  /* srtt excludes the receiver's hold; a hold beyond the delayed ACK's
+     (a software receiver that sleeps) delays every answer. */
+  return e->tx_ts + srtt + srd_max(4 * var, reo) +
+         (p->ack_hold > ep->settings.ack_delay
+              ? p->ack_hold - ep->settings.ack_delay
+              : 0);
 }
 
 /* peer_older says whether |e| was sent before the newest acknowledged
@@ -218,7 +224,7 @@ static void detect_losses(srd_ep *ep, srd_peer *p, srd_tstamp now) {
     if (!peer_older(p, e)) {
       break; /* nothing sent later has been acknowledged */
     }
-    deadline = loss_deadline(p, e);
+    deadline = loss_deadline(ep, p, e);
     if (now >= deadline) {
       declare_lost(ep, p, e, 0, now);
       lost = 1;
