@@ -182,6 +182,11 @@ static uint32_t run_down(const srd_acktr *at, uint32_t from, int want,
 }
 
 void srd_acktr_build(srd_acktr *at, srd_pkt_ack *a, srd_tstamp now) {
+  srd_acktr_build_max(at, a, now, SRD_ACK_MAX_RANGES);
+}
+
+void srd_acktr_build_max(srd_acktr *at, srd_pkt_ack *a, srd_tstamp now,
+                         uint32_t max_ranges) {
   uint32_t i, left, seq, run;
 
   memset(a, 0, offsetof(srd_pkt_ack, ranges));
@@ -197,7 +202,7 @@ void srd_acktr_build(srd_acktr *at, srd_pkt_ack *a, srd_tstamp now) {
     run = (uint32_t)a->first_range + 1;
     seq = at->largest - run;
     left -= run;
-    while (left > 0 && a->n_ranges < SRD_ACK_MAX_RANGES) {
+    while (left > 0 && a->n_ranges < max_ranges) {
       uint32_t gap = run_down(at, seq, 0, srd_min(left, UINT16_MAX));
       uint32_t len;
       if (gap == 0 || gap == left) {

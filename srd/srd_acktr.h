@@ -100,4 +100,9 @@ srd_tstamp srd_acktr_deadline(const srd_acktr *at, uint32_t ack_freq,
    count). */
 void srd_acktr_build(srd_acktr *at, srd_pkt_ack *a, srd_tstamp now);
 
+/* srd_acktr_build_max is srd_acktr_build with at most |max_ranges| ranges
+   (an acknowledgement riding on data). */
+void srd_acktr_build_max(srd_acktr *at, srd_pkt_ack *a, srd_tstamp now,
+                         uint32_t max_ranges);
+
 #endif /* SRD_ACKTR_H */

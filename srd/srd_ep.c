@@ -97,7 +97,7 @@ int srd_ep_new(srd_ep **pep, const srd_settings *settings, const srd_mem *mem) {
       (settings->max_msg_size + SRD_PKT_MIN_MTU - 1) / SRD_PKT_MIN_MTU;
   ep->frag_words = (ep->max_frags + 63) / 64;
   ep->max_pkt = srd_max((size_t)settings->mtu + SRD_PKT_DATA_HDR_LEN +
-                            SRD_PKT_DATA_ECHO_LEN,
+                            SRD_PKT_DATA_ECHO_LEN + SRD_PKT_PIGGY_MAX_LEN,
                         (size_t)SRD_PKT_ACK_MAX_LEN);
   ep->send_free = ep->recv_free = ep->rctx_free = ep->chunk_free = SRD_NIL;
   ep->posted_head = ep->posted_tail = SRD_NIL;

@@ -332,7 +332,8 @@ srd_ssize srd_tx_write(srd_ep *ep, srd_peer *p, srd_path *path, uint8_t *buf,
                        srd_tstamp now);
 srd_tstamp srd_tx_deadline(const srd_ep *ep, const srd_peer *p, srd_tstamp now);
 void srd_tx_on_timer(srd_ep *ep, srd_peer *p, srd_tstamp now);
-int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now);
+int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
+                  srd_tstamp now);
 void srd_tx_msg_fail(srd_ep *ep, srd_peer *p, srd_send *s, int err,
                      srd_tstamp now);
 SRD_COLD void srd_tx_fail_all(srd_ep *ep, srd_peer *p, int err, int pending_too,

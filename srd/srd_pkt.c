@@ -50,6 +50,11 @@ static inline uint64_t get64(const uint8_t *p) {
   return __builtin_bswap64(v);
 }
 
+static void put_ack_body(uint8_t *p, const srd_pkt_ack *a);
+static int get_ack_body(srd_pkt_ack *a, const uint8_t *p, size_t avail,
+                        uint32_t max_ranges, uint32_t max_echo,
+                        uint32_t max_nack, size_t *n, srd_drop_reason *why);
+
 static void put_common(uint8_t *p, const srd_pkt_common *c, uint8_t type,
                        uint16_t flags) {
   p[0] = SRD_PROTO_VERSION;
@@ -63,8 +68,16 @@ static void put_common(uint8_t *p, const srd_pkt_common *c, uint8_t type,
 
 srd_ssize srd_pkt_encode_data(uint8_t *buf, size_t cap, const srd_pkt_common *c,
                               const srd_pkt_data *d) {
-  size_t n = srd_pkt_data_hdrlen(c->flags);
+  size_t base = srd_pkt_data_hdrlen(c->flags), n = base;
 
+  if (c->flags & SRD_DATA_FLAG_ACK) {
+    if (d->ack == NULL || d->ack->empty || d->ack->n_nack ||
+        d->ack->n_ranges > SRD_PIGGY_MAX_RANGES ||
+        d->ack->n_echo > SRD_PIGGY_MAX_ECHO) {
+      return SRD_ERR_INVALID_ARGUMENT;
+    }
+    n += srd_pkt_piggy_len(d->ack);
+  }
   if (cap < n) {
     return SRD_ERR_NOBUF;
   }
@@ -81,14 +94,15 @@ srd_ssize srd_pkt_encode_data(uint8_t *buf, size_t cap, const srd_pkt_common *c,
   if (c->flags & SRD_DATA_FLAG_HS_ECHO) {
     put64(buf + 48, d->hs_echo);
   }
+  if (c->flags & SRD_DATA_FLAG_ACK) {
+    put_ack_body(buf + base, d->ack);
+  }
   return (srd_ssize)n;
 }
 
 srd_ssize srd_pkt_encode_ack(uint8_t *buf, size_t cap, const srd_pkt_common *c,
                              const srd_pkt_ack *a) {
   size_t n = srd_pkt_ack_len(a);
-  uint8_t *p;
-  size_t i;
 
   if (a->n_ranges > SRD_ACK_MAX_RANGES || a->n_echo > SRD_ACK_MAX_ECHO ||
       a->n_nack > SRD_ACK_MAX_NACK) {
@@ -98,13 +112,22 @@ srd_ssize srd_pkt_encode_ack(uint8_t *buf, size_t cap, const srd_pkt_common *c,
     return SRD_ERR_NOBUF;
   }
   put_common(buf, c, SRD_PKT_ACK, a->empty ? SRD_ACK_FLAG_EMPTY : 0);
-  put32(buf + 16, a->largest);
-  put16(buf + 20, a->first_range);
-  buf[22] = a->n_ranges;
-  buf[23] = a->n_echo;
-  buf[24] = a->n_nack;
-  buf[25] = buf[26] = buf[27] = 0;
-  p = buf + SRD_PKT_ACK_HDR_LEN;
+  put_ack_body(buf + SRD_PKT_COMMON_LEN, a);
+  return (srd_ssize)n;
+}
+
+/* put_ack_body writes the fields of |a| that follow an ACK's common
+   header, at |p|: on an ACK, or riding on a DATA. */
+static void put_ack_body(uint8_t *p, const srd_pkt_ack *a) {
+  size_t i;
+
+  put32(p, a->largest);
+  put16(p + 4, a->first_range);
+  p[6] = a->n_ranges;
+  p[7] = a->n_echo;
+  p[8] = a->n_nack;
+  p[9] = p[10] = p[11] = 0;
+  p += SRD_PKT_ACK_HDR_LEN - SRD_PKT_COMMON_LEN;
   for (i = 0; i < a->n_ranges; ++i, p += SRD_PKT_ACK_RANGE_LEN) {
     put16(p, a->ranges[i].gap);
     put16(p + 2, a->ranges[i].len);
@@ -122,7 +145,6 @@ srd_ssize srd_pkt_encode_ack(uint8_t *buf, size_t cap, const srd_pkt_common *c,
     p[8] = a->nack[i].reason;
     p[9] = p[10] = p[11] = 0;
   }
-  return (srd_ssize)n;
 }
 
 srd_ssize srd_pkt_encode_hs(uint8_t *buf, size_t cap, uint8_t type,
@@ -207,14 +229,26 @@ static int hs_params_ok(const srd_pkt_hs *hs) {
 static int decode_data(srd_pkt *pkt, const uint8_t *buf, size_t len,
                        size_t total, srd_drop_reason *why) {
   srd_pkt_data *d = &pkt->u.data;
-  size_t hdrlen;
+  size_t hdrlen, n;
 
-  if (pkt->c.flags & ~SRD_DATA_FLAG_HS_ECHO) {
+  if (pkt->c.flags & ~(SRD_DATA_FLAG_HS_ECHO | SRD_DATA_FLAG_ACK)) {
     return refuse(why, SRD_DROP_BAD_FIELD);
   }
   hdrlen = srd_pkt_data_hdrlen(pkt->c.flags);
   if (len < hdrlen) {
     return refuse(why, SRD_DROP_TRUNCATED);
+  }
+  d->ack = NULL;
+  if (pkt->c.flags & SRD_DATA_FLAG_ACK) {
+    /* The acknowledgement riding on it: never empty, no NACKs. */
+    pkt->piggy.empty = 0;
+    if (get_ack_body(&pkt->piggy, buf + hdrlen, len - hdrlen,
+                     SRD_PIGGY_MAX_RANGES, SRD_PIGGY_MAX_ECHO, 0, &n,
+                     why) != 0) {
+      return SRD_ERR_PROTO;
+    }
+    d->ack = &pkt->piggy;
+    hdrlen += n;
   }
   d->seq = get32(buf + 16);
   d->msg_id = get32(buf + 20);
@@ -249,34 +283,33 @@ static int decode_data(srd_pkt *pkt, const uint8_t *buf, size_t len,
   return 0;
 }
 
-static int decode_ack(srd_pkt *pkt, const uint8_t *buf, size_t len,
-                      size_t total, srd_drop_reason *why) {
-  srd_pkt_ack *a = &pkt->u.ack;
-  const uint8_t *p;
-  size_t n, i;
+/* get_ack_body decodes the fields of an ACK that follow its common header
+   from |p| (|avail| header bytes there) into |a|, with at most
+   |max_ranges| ranges, |max_echo| echoes and |max_nack| NACKs, and stores
+   their length in |*n|.  Returns 0, or SRD_ERR_PROTO with *why set. */
+static int get_ack_body(srd_pkt_ack *a, const uint8_t *p, size_t avail,
+                        uint32_t max_ranges, uint32_t max_echo,
+                        uint32_t max_nack, size_t *n, srd_drop_reason *why) {
+  size_t i;
 
-  if ((pkt->c.flags & ~SRD_ACK_FLAG_EMPTY) || pkt->c.dst_conn == 0) {
-    return refuse(why, SRD_DROP_BAD_FIELD);
-  }
-  if (len < SRD_PKT_ACK_HDR_LEN) {
+  if (avail < SRD_PKT_ACK_HDR_LEN - SRD_PKT_COMMON_LEN) {
     return refuse(why, SRD_DROP_TRUNCATED);
   }
-  a->empty = (pkt->c.flags & SRD_ACK_FLAG_EMPTY) != 0;
-  a->largest = get32(buf + 16);
-  a->first_range = get16(buf + 20);
-  a->n_ranges = buf[22];
-  a->n_echo = buf[23];
-  a->n_nack = buf[24];
-  if (buf[25] || buf[26] || buf[27] || a->n_ranges > SRD_ACK_MAX_RANGES ||
-      a->n_echo > SRD_ACK_MAX_ECHO || a->n_nack > SRD_ACK_MAX_NACK ||
+  a->largest = get32(p);
+  a->first_range = get16(p + 4);
+  a->n_ranges = p[6];
+  a->n_echo = p[7];
+  a->n_nack = p[8];
+  if (p[9] || p[10] || p[11] || a->n_ranges > max_ranges ||
+      a->n_echo > max_echo || a->n_nack > max_nack ||
       (a->empty && (a->largest || a->first_range || a->n_ranges))) {
     return refuse(why, SRD_DROP_BAD_FIELD);
   }
-  n = srd_pkt_ack_len(a);
-  if (exact(len, total, n, why) != 0) {
-    return SRD_ERR_PROTO;
+  *n = srd_pkt_ack_len(a) - SRD_PKT_COMMON_LEN;
+  if (avail < *n) {
+    return refuse(why, SRD_DROP_TRUNCATED);
   }
-  p = buf + SRD_PKT_ACK_HDR_LEN;
+  p += SRD_PKT_ACK_HDR_LEN - SRD_PKT_COMMON_LEN;
   for (i = 0; i < a->n_ranges; ++i, p += SRD_PKT_ACK_RANGE_LEN) {
     a->ranges[i].gap = get16(p);
     a->ranges[i].len = get16(p + 2);
@@ -301,6 +334,30 @@ static int decode_ack(srd_pkt *pkt, const uint8_t *buf, size_t len,
         p[11]) {
       return refuse(why, SRD_DROP_BAD_FIELD);
     }
+  }
+  return 0;
+}
+
+static int decode_ack(srd_pkt *pkt, const uint8_t *buf, size_t len,
+                      size_t total, srd_drop_reason *why) {
+  srd_pkt_ack *a = &pkt->u.ack;
+  size_t n;
+
+  if ((pkt->c.flags & ~SRD_ACK_FLAG_EMPTY) || pkt->c.dst_conn == 0) {
+    return refuse(why, SRD_DROP_BAD_FIELD);
+  }
+  if (len < SRD_PKT_ACK_HDR_LEN) {
+    return refuse(why, SRD_DROP_TRUNCATED);
+  }
+  a->empty = (pkt->c.flags & SRD_ACK_FLAG_EMPTY) != 0;
+  if (get_ack_body(a, buf + SRD_PKT_COMMON_LEN, len - SRD_PKT_COMMON_LEN,
+                   SRD_ACK_MAX_RANGES, SRD_ACK_MAX_ECHO, SRD_ACK_MAX_NACK, &n,
+                   why) != 0) {
+    return SRD_ERR_PROTO;
+  }
+  n += SRD_PKT_COMMON_LEN;
+  if (exact(len, total, n, why) != 0) {
+    return SRD_ERR_PROTO;
   }
   pkt->hdrlen = n;
   return 0;

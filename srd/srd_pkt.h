@@ -33,6 +33,13 @@
 /* SRD_DATA_FLAG_HS_ECHO: the data header carries the 8-byte handshake
    cookie of the receiver, proving the sender's incarnation is live. */
 #define SRD_DATA_FLAG_HS_ECHO 0x0001u
+/* SRD_DATA_FLAG_ACK: an acknowledgement rides on the data packet: the
+   fields of an ACK after its common header (without NACKs, with at most
+   SRD_PIGGY_MAX_RANGES ranges and SRD_PIGGY_MAX_ECHO echoes) follow the
+   data header, before the payload. */
+#define SRD_DATA_FLAG_ACK 0x0002u
+#define SRD_PIGGY_MAX_RANGES 4
+#define SRD_PIGGY_MAX_ECHO 4
 
 /* SRD_ACK_FLAG_EMPTY: the ACK acknowledges no packet (it carries only
    NACKs); largest, first_range and n_ranges are 0. */
@@ -49,6 +56,11 @@
 #define SRD_PKT_ACK_RANGE_LEN 4
 #define SRD_PKT_ACK_ECHO_LEN 20
 #define SRD_PKT_ACK_NACK_LEN 12
+/* SRD_PKT_PIGGY_MAX_LEN: the longest acknowledgement a DATA carries. */
+#define SRD_PKT_PIGGY_MAX_LEN                                                  \
+  (SRD_PKT_ACK_HDR_LEN - SRD_PKT_COMMON_LEN +                                  \
+   SRD_PIGGY_MAX_RANGES * SRD_PKT_ACK_RANGE_LEN +                              \
+   SRD_PIGGY_MAX_ECHO * SRD_PKT_ACK_ECHO_LEN)
 #define SRD_PKT_HS_REQ_LEN 40
 #define SRD_PKT_HS_RESP_LEN 48
 #define SRD_PKT_HS_CONFIRM_LEN 24
@@ -89,6 +101,9 @@ typedef struct srd_pkt_data {
   uint8_t tx_count;     /* 1 for the first transmission of the fragment */
   uint64_t tx_ts;       /* sender's clock when sent, echoed in the ACK */
   uint64_t hs_echo;     /* with SRD_DATA_FLAG_HS_ECHO: the cookie */
+  /* ack: with SRD_DATA_FLAG_ACK, the acknowledgement it carries (decoded
+     into srd_pkt.piggy). */
+  const struct srd_pkt_ack *ack;
 } srd_pkt_data;
 
 /* srd_pkt_ack_range: below the previous range, |gap| packets are missing
@@ -151,6 +166,8 @@ typedef struct srd_pkt {
     srd_pkt_hs hs;
     srd_pkt_sync sync;
   } u;
+  /* piggy is the acknowledgement a DATA with SRD_DATA_FLAG_ACK carries. */
+  srd_pkt_ack piggy;
   /* hdrlen is the length of the header (everything but the payload). */
   size_t hdrlen;
 } srd_pkt;
@@ -175,7 +192,13 @@ srd_ssize srd_pkt_encode_hs(uint8_t *buf, size_t cap, uint8_t type,
 srd_ssize srd_pkt_encode_sync(uint8_t *buf, size_t cap, const srd_pkt_common *c,
                               const srd_pkt_sync *s);
 
-/* srd_pkt_data_hdrlen returns the DATA header length for |flags|. */
+#if SRD_PKT_DATA_HDR_LEN + SRD_PKT_DATA_ECHO_LEN + SRD_PKT_PIGGY_MAX_LEN >     \
+    SRD_PKT_MAX_HDR
+#  error "SRD_PKT_MAX_HDR is too small for a DATA header with an ACK"
+#endif
+
+/* srd_pkt_data_hdrlen returns the length of the DATA header proper for
+   |flags|: without the acknowledgement it may carry. */
 static inline size_t srd_pkt_data_hdrlen(uint16_t flags) {
   return SRD_PKT_DATA_HDR_LEN +
          ((flags & SRD_DATA_FLAG_HS_ECHO) ? SRD_PKT_DATA_ECHO_LEN : 0);
@@ -186,6 +209,12 @@ static inline size_t srd_pkt_ack_len(const srd_pkt_ack *a) {
   return SRD_PKT_ACK_HDR_LEN + (size_t)a->n_ranges * SRD_PKT_ACK_RANGE_LEN +
          (size_t)a->n_echo * SRD_PKT_ACK_ECHO_LEN +
          (size_t)a->n_nack * SRD_PKT_ACK_NACK_LEN;
+}
+
+/* srd_pkt_piggy_len returns the encoded length of |a| riding on a DATA
+   packet (the ACK without its common header). */
+static inline size_t srd_pkt_piggy_len(const srd_pkt_ack *a) {
+  return srd_pkt_ack_len(a) - SRD_PKT_COMMON_LEN;
 }
 
 /* srd_pkt_type_name returns "data", "ack", ... or "unknown". */

@@ -600,9 +600,17 @@ int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
   p->silent_rtos = 0;
   switch (pkt->c.type) {
   case SRD_PKT_DATA:
+    if (pkt->u.data.ack != NULL) {
+      /* The acknowledgement riding on it first: the packet is refused
+         whole if that is bogus. */
+      int rv = srd_tx_on_ack(ep, p, pkt->u.data.ack, now);
+      if (rv != 0) {
+        return rv;
+      }
+    }
     return on_data(ep, p, pkt, pay1, len1, pay2, len2, now);
   case SRD_PKT_ACK:
-    return srd_tx_on_ack(ep, p, pkt, now);
+    return srd_tx_on_ack(ep, p, &pkt->u.ack, now);
   case SRD_PKT_SYNC:
     if (srd_seq_gt(pkt->u.sync.msg_floor, p->rx_floor)) {
       p->rx_floor = pkt->u.sync.msg_floor;

@@ -441,8 +441,8 @@ static void on_nack(srd_ep *ep, srd_peer *p, const srd_pkt_nack *n,
   }
 }
 
-int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, srd_tstamp now) {
-  const srd_pkt_ack *a = &pkt->u.ack;
+int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
+                  srd_tstamp now) {
   srd_rtb *rtb = &p->rtb;
   uint64_t bytes = 0;
   uint32_t pkts = 0, i, hi, lo;
@@ -852,6 +852,16 @@ static srd_ssize write_ack(srd_ep *ep, srd_peer *p, srd_path *path,
   return n;
 }
 
+/* piggy_ok says whether the acknowledgement due to |p| can ride on a data
+   packet whole: no NACKs, and every packet received since the last
+   acknowledgement is in an echo (so the few ranges a data packet carries
+   lose nothing). */
+static int piggy_ok(const srd_peer *p) {
+  return p->acktr.unacked > 0 && p->acktr.n_nack == 0 &&
+         p->acktr.n_echo <= SRD_PIGGY_MAX_ECHO &&
+         p->acktr.n_echo >= p->acktr.unacked;
+}
+
 static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
                             uint8_t *buf, size_t cap, srd_iovec *payload,
                             int contiguous, srd_tstamp now) {
@@ -859,6 +869,7 @@ static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
                 (contiguous ? p->frag_size : 0);
   srd_pkt_common c;
   srd_pkt_data d;
+  srd_pkt_ack piggy;
   srd_retxq *q;
   srd_retx *r;
   srd_send *s;
@@ -916,6 +927,17 @@ static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
     c.flags = SRD_DATA_FLAG_HS_ECHO;
   }
   hdrlen = srd_pkt_data_hdrlen(c.flags);
+  d.ack = NULL;
+  if (piggy_ok(p) && cap >= need + SRD_PKT_PIGGY_MAX_LEN) {
+    /* The acknowledgement due rides on this packet (a request answered
+       by a response, traffic both ways): one datagram fewer. */
+    srd_acktr_build_max(&p->acktr, &piggy, now, SRD_PIGGY_MAX_RANGES);
+    c.flags |= SRD_DATA_FLAG_ACK;
+    d.ack = &piggy;
+    hdrlen += srd_pkt_piggy_len(&piggy);
+    p->ack_repeat_at = now + ack_repeat_delay(ep);
+    ++ep->stats.acks_on_data;
+  }
   e = srd_rtb_add(&p->rtb, (uint32_t)(hdrlen + plen));
   e->tx_ts = now;
   e->slot = (uint32_t)(s - ep->sends);
@@ -962,6 +984,7 @@ static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
 srd_ssize srd_tx_write(srd_ep *ep, srd_peer *p, srd_path *path, uint8_t *buf,
                        size_t cap, srd_iovec *payload, int contiguous,
                        srd_tstamp now) {
+  int due;
   payload->base = NULL;
   payload->len = 0;
   if (p->want_req || p->want_resp || p->want_confirm ||
@@ -971,17 +994,25 @@ srd_ssize srd_tx_write(srd_ep *ep, srd_peer *p, srd_path *path, uint8_t *buf,
   if (!srd_established(p)) {
     return 0;
   }
-  if (srd_acktr_ack_due(&p->acktr, now, ep->settings.ack_freq,
-                        ep->settings.ack_delay)) {
+  due = srd_acktr_ack_due(&p->acktr, now, ep->settings.ack_freq,
+                          ep->settings.ack_delay);
+  if (due && !piggy_ok(p)) {
+    return write_ack(ep, p, path, buf, cap, 0, now);
+  }
+  if (data_ready(ep, p, now)) {
+    /* A due acknowledgement rides on the data if it can. */
+    srd_ssize n = write_data(ep, p, path, buf, cap, payload, contiguous, now);
+    if (n != 0 || !due) {
+      return n;
+    }
+  }
+  if (due) {
     return write_ack(ep, p, path, buf, cap, 0, now);
   }
   if (now >= p->ack_repeat_at) {
     return write_ack(ep, p, path, buf, cap, 1, now);
   }
-  if (!data_ready(ep, p, now)) {
-    return 0;
-  }
-  return write_data(ep, p, path, buf, cap, payload, contiguous, now);
+  return 0;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -201,8 +201,9 @@ int xport_path_mtu(const struct sockaddr *addr, socklen_t len) {
     return e;
   }
   close(fd);
-  /* IP and UDP headers, and the largest srd data header (56 bytes). */
-  hdr = (addr->sa_family == AF_INET ? 20 : 40) + 8 + 56;
+  /* IP and UDP headers, and the largest srd data header (an
+     acknowledgement riding on it included). */
+  hdr = (addr->sa_family == AF_INET ? 20 : 40) + 8 + SRD_PKT_MAX_HDR;
   mtu -= hdr;
   if (mtu > 65000) {
     mtu = 65000;

@@ -82,7 +82,15 @@ static void check_decoded(const srd_pkt *pkt, const uint8_t *hdr, size_t len,
 
   switch (pkt->c.type) {
   case SRD_PKT_DATA:
-    CHECK(pkt->hdrlen == srd_pkt_data_hdrlen(pkt->c.flags));
+    CHECK((pkt->u.data.ack != NULL) ==
+          ((pkt->c.flags & SRD_DATA_FLAG_ACK) != 0));
+    CHECK(pkt->hdrlen ==
+          srd_pkt_data_hdrlen(pkt->c.flags) +
+              (pkt->u.data.ack ? srd_pkt_piggy_len(pkt->u.data.ack) : 0));
+    CHECK(pkt->u.data.ack == NULL ||
+          (pkt->u.data.ack->n_nack == 0 &&
+           pkt->u.data.ack->n_ranges <= SRD_PIGGY_MAX_RANGES &&
+           pkt->u.data.ack->n_echo <= SRD_PIGGY_MAX_ECHO));
     CHECK(total == pkt->hdrlen + pkt->u.data.payload_len);
     CHECK(pkt->u.data.offset <= pkt->u.data.msg_len);
     CHECK(pkt->u.data.payload_len <= pkt->u.data.msg_len - pkt->u.data.offset);

@@ -162,6 +162,35 @@ static void gen_pkt_encoded(void) {
   n = srd_pkt_encode_data(p, sizeof(p), &c, &d);
   memset(p + n, 0xAB, 16);
   pkt_seed("data_echo", p, (size_t)n + 16);
+  /* DATA carrying an acknowledgement, with and without the echo. */
+  memset(&a, 0, sizeof(a));
+  a.largest = 0x00000003u;
+  a.first_range = 2;
+  a.n_ranges = 2;
+  a.ranges[0].gap = 1;
+  a.ranges[0].len = 3;
+  a.ranges[1].gap = 4;
+  a.ranges[1].len = 1;
+  a.n_echo = 2;
+  a.echo[0].tx_ts = 1000;
+  a.echo[0].seq = 0x00000003u;
+  a.echo[0].hold_ns = 500;
+  a.echo[0].path = 5;
+  a.echo[1].tx_ts = 900;
+  a.echo[1].seq = 0xFFFFFFFEu;
+  a.echo[1].path = 63;
+  d.ack = &a;
+  c.flags = SRD_DATA_FLAG_HS_ECHO | SRD_DATA_FLAG_ACK;
+  n = srd_pkt_encode_data(p, sizeof(p), &c, &d);
+  memset(p + n, 0xCD, 16);
+  pkt_seed("data_echo_ack", p, (size_t)n + 16);
+  c.flags = SRD_DATA_FLAG_ACK;
+  a.n_ranges = 0;
+  a.n_echo = 1;
+  n = srd_pkt_encode_data(p, sizeof(p), &c, &d);
+  memset(p + n, 0xCD, 16);
+  pkt_seed("data_ack", p, (size_t)n + 16);
+  d.ack = NULL;
   c.flags = 0;
 
   /* ACKs: one range; many ranges, echoes and NACKs; the largest arrays. */

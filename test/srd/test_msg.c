@@ -435,6 +435,67 @@ static void test_msg_hold_beyond_rtt_no_sample(void **state) {
   tpair_fini(&tp);
 }
 
+/* A response carries the acknowledgement of its request: one datagram
+   each way, no acknowledgement packet of its own. */
+static void test_msg_ack_rides_on_response(void **state) {
+  static uint8_t req[100], resp[200], rbuf[2][300];
+  srd_ep_stats st;
+  srd_cqe c;
+  tpair tp;
+  size_t i, k, data = 0, acks = 0, with_ack = 0;
+  (void)state;
+
+  tpair_init(&tp, NULL, NULL, 4, 0);
+  for (k = 0; k < 2; ++k) {
+    assert_int_equal(srd_ep_post_recv(tp.ep[k], rbuf[k], 300, NULL, 0), 0);
+  }
+  /* Establish with a first exchange, then settle. */
+  assert_int_equal(
+      srd_ep_post_send(tp.ep[0], tp.peer[0], req, sizeof(req), NULL, 0), 0);
+  tpair_run(&tp, SRD_MS);
+  assert_int_equal(tpair_poll(&tp, 0, &c, 1), 1);
+  assert_int_equal(tpair_poll(&tp, 1, &c, 1), 1);
+  assert_int_equal(srd_ep_post_recv(tp.ep[1], rbuf[1], 300, NULL, tp.now), 0);
+
+  /* A request reaches B; B answers at once. */
+  assert_int_equal(
+      srd_ep_post_send(tp.ep[0], tp.peer[0], req, sizeof(req), NULL, tp.now),
+      0);
+  tpair_collect(&tp);
+  assert_int_equal(tp.n, 1);
+  tp.now += tp.delay;
+  tpair_deliver(&tp);
+  assert_int_equal(tpair_poll(&tp, 1, &c, 1), 1);
+  assert_int_equal(c.len, sizeof(req));
+  assert_int_equal(
+      srd_ep_post_send(tp.ep[1], tp.peer[1], resp, sizeof(resp), NULL, tp.now),
+      0);
+  tpair_collect(&tp);
+  for (i = 0; i < tp.n; ++i) {
+    if (tp.q[i].from != 1) {
+      continue;
+    }
+    data += tp.q[i].type == 1;
+    acks += tp.q[i].type == 2;
+    with_ack += tp.q[i].type == 1 && (tp.q[i].data[3] & 2);
+  }
+  assert_int_equal(data, 1);
+  assert_int_equal(with_ack, 1);
+  assert_int_equal(acks, 0);
+  /* It acknowledges the request: A's send completes on it. */
+  tp.now += tp.delay;
+  tpair_deliver(&tp);
+  assert_int_equal(tpair_poll(&tp, 0, &c, 1), 1);
+  assert_int_equal(c.op, SRD_OP_SEND);
+  assert_int_equal(c.status, 0);
+  assert_int_equal(tpair_poll(&tp, 0, &c, 1), 1);
+  assert_int_equal(c.op, SRD_OP_RECV);
+  assert_int_equal(c.len, sizeof(resp));
+  srd_ep_get_stats(tp.ep[1], &st);
+  assert_true(st.acks_on_data >= 1);
+  tpair_fini(&tp);
+}
+
 /* A receive buffer smaller than the message: both sides hear of it. */
 static void test_msg_truncated(void **state) {
   static uint8_t msg[10000], rbuf[4000], rbuf2[10000];
@@ -730,6 +791,7 @@ int main(void) {
       cmocka_unit_test(test_msg_small_packets_fill_small_window),
       cmocka_unit_test(test_msg_reflected_handshake),
       cmocka_unit_test(test_msg_hold_beyond_rtt_no_sample),
+      cmocka_unit_test(test_msg_ack_rides_on_response),
       cmocka_unit_test(test_msg_truncated),
       cmocka_unit_test(test_msg_truncated_nack_lost),
       cmocka_unit_test(test_msg_ordered_vs_unordered),

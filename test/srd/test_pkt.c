@@ -324,6 +324,162 @@ static void check_ack_equal(const srd_pkt_ack *x, const srd_pkt_ack *y) {
   }
 }
 
+/* A DATA packet carrying an acknowledgement: the ACK's fields after its
+   common header sit between the data header and the payload. */
+static srd_pkt_ack piggy_ack(void) {
+  srd_pkt_ack a;
+  uint32_t i;
+
+  memset(&a, 0, sizeof(a));
+  a.largest = 0x00000005u; /* wraps below 0 with its ranges */
+  a.first_range = 3;
+  a.n_ranges = SRD_PIGGY_MAX_RANGES;
+  for (i = 0; i < a.n_ranges; ++i) {
+    a.ranges[i].gap = (uint16_t)(i + 1);
+    a.ranges[i].len = (uint16_t)(2 * i + 1);
+  }
+  a.n_echo = SRD_PIGGY_MAX_ECHO;
+  for (i = 0; i < a.n_echo; ++i) {
+    a.echo[i].tx_ts = 0x1000000000ull + i;
+    a.echo[i].seq = 0xFFFFFFF0u + i;
+    a.echo[i].hold_ns = 1000 * i;
+    a.echo[i].path = (uint16_t)(60 + i);
+  }
+  return a;
+}
+
+static size_t make_data_ack(uint16_t flags, const srd_pkt_data *d,
+                            const srd_pkt_ack *a) {
+  srd_pkt_common c = common();
+  srd_pkt_data dd = *d;
+  srd_ssize n;
+  size_t i;
+
+  c.flags = (uint16_t)(flags | SRD_DATA_FLAG_ACK);
+  dd.ack = a;
+  n = srd_pkt_encode_data(buf, sizeof(buf), &c, &dd);
+  assert_int_equal(
+      n, (srd_ssize)(srd_pkt_data_hdrlen(c.flags) + srd_pkt_piggy_len(a)));
+  for (i = 0; i < d->payload_len; ++i) {
+    buf[(size_t)n + i] = (uint8_t)(i * 7 + 1);
+  }
+  return (size_t)n + d->payload_len;
+}
+
+static void test_pkt_data_ack_roundtrip(void **state) {
+  srd_pkt_data d = data_hdr();
+  srd_pkt_ack a = piggy_ack();
+  srd_pkt pkt;
+  srd_drop_reason why;
+  size_t total, hdr, i;
+  int echo;
+  (void)state;
+
+  for (echo = 0; echo < 2; ++echo) {
+    d.hs_echo = echo ? 0xC00C1Eull : 0;
+    total = make_data_ack(echo ? SRD_DATA_FLAG_HS_ECHO : 0, &d, &a);
+    hdr = (echo ? 56 : 48) + 12 + 4 * 4 + 20 * 4;
+    assert_int_equal(total, hdr + d.payload_len);
+    assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+    assert_int_equal(pkt.hdrlen, hdr);
+    assert_ptr_equal(pkt.u.data.ack, &pkt.piggy);
+    assert_int_equal(pkt.u.data.seq, d.seq);
+    assert_int_equal(pkt.u.data.payload_len, d.payload_len);
+    assert_true(pkt.u.data.hs_echo == d.hs_echo);
+    assert_int_equal(pkt.piggy.empty, 0);
+    assert_int_equal(pkt.piggy.largest, a.largest);
+    assert_int_equal(pkt.piggy.first_range, a.first_range);
+    assert_int_equal(pkt.piggy.n_ranges, a.n_ranges);
+    assert_int_equal(pkt.piggy.n_echo, a.n_echo);
+    assert_int_equal(pkt.piggy.n_nack, 0);
+    for (i = 0; i < a.n_ranges; ++i) {
+      assert_int_equal(pkt.piggy.ranges[i].gap, a.ranges[i].gap);
+      assert_int_equal(pkt.piggy.ranges[i].len, a.ranges[i].len);
+    }
+    for (i = 0; i < a.n_echo; ++i) {
+      assert_true(pkt.piggy.echo[i].tx_ts == a.echo[i].tx_ts);
+      assert_int_equal(pkt.piggy.echo[i].seq, a.echo[i].seq);
+      assert_int_equal(pkt.piggy.echo[i].hold_ns, a.echo[i].hold_ns);
+      assert_int_equal(pkt.piggy.echo[i].path, a.echo[i].path);
+    }
+    /* The payload follows the acknowledgement. */
+    assert_int_equal(buf[hdr], 1);
+    assert_int_equal(buf[hdr + 1], 8);
+  }
+  /* A minimal acknowledgement: no ranges, no echoes. */
+  a.n_ranges = a.n_echo = 0;
+  total = make_data_ack(0, &d, &a);
+  assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+  assert_int_equal(pkt.hdrlen, 48 + 12);
+  /* Without the flag, no acknowledgement. */
+  total = make_data(0, &d);
+  assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+  assert_null(pkt.u.data.ack);
+}
+
+static void test_pkt_data_ack_malformed(void **state) {
+  srd_pkt_data d = data_hdr();
+  srd_pkt_ack a = piggy_ack();
+  srd_pkt_common c = common();
+  srd_pkt_data dd = d;
+  size_t total, base = 48;
+  (void)state;
+
+  /* The encoder refuses what may not ride: NACKs, too many ranges or
+     echoes, an empty acknowledgement, none at all. */
+  c.flags = SRD_DATA_FLAG_ACK;
+  dd.ack = &a;
+  a.n_nack = 1;
+  assert_int_equal(srd_pkt_encode_data(buf, sizeof(buf), &c, &dd),
+                   SRD_ERR_INVALID_ARGUMENT);
+  a = piggy_ack();
+  a.n_ranges = SRD_PIGGY_MAX_RANGES + 1;
+  assert_int_equal(srd_pkt_encode_data(buf, sizeof(buf), &c, &dd),
+                   SRD_ERR_INVALID_ARGUMENT);
+  a = piggy_ack();
+  a.n_echo = SRD_PIGGY_MAX_ECHO + 1;
+  assert_int_equal(srd_pkt_encode_data(buf, sizeof(buf), &c, &dd),
+                   SRD_ERR_INVALID_ARGUMENT);
+  a = piggy_ack();
+  a.empty = 1;
+  assert_int_equal(srd_pkt_encode_data(buf, sizeof(buf), &c, &dd),
+                   SRD_ERR_INVALID_ARGUMENT);
+  dd.ack = NULL;
+  assert_int_equal(srd_pkt_encode_data(buf, sizeof(buf), &c, &dd),
+                   SRD_ERR_INVALID_ARGUMENT);
+  a = piggy_ack();
+  dd.ack = &a;
+  assert_int_equal(srd_pkt_encode_data(buf, 48 + 40, &c, &dd), SRD_ERR_NOBUF);
+
+  /* The decoder: counts above the limits, NACKs, reserved bytes, zero
+     gaps and lengths, bad echo paths, a cut-short block. */
+  total = make_data_ack(0, &d, &a);
+  buf[base + 8] = 1; /* n_nack */
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+  total = make_data_ack(0, &d, &a);
+  buf[base + 6] = SRD_PIGGY_MAX_RANGES + 1;
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+  total = make_data_ack(0, &d, &a);
+  buf[base + 7] = SRD_PIGGY_MAX_ECHO + 1;
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+  total = make_data_ack(0, &d, &a);
+  buf[base + 10] = 1; /* reserved */
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+  total = make_data_ack(0, &d, &a);
+  buf[base + 12] = buf[base + 13] = 0; /* first range's gap */
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+  total = make_data_ack(0, &d, &a);
+  buf[base + 12 + 16 + 16] = 0; /* first echo's path: 64 */
+  buf[base + 12 + 16 + 17] = 64;
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+  total = make_data_ack(0, &d, &a);
+  /* Header cut inside the acknowledgement. */
+  EXPECT_DROP(buf, base + 20, total, SRD_DROP_TRUNCATED);
+  EXPECT_DROP(buf, base + 5, base + 5, SRD_DROP_TRUNCATED);
+  /* One byte short overall: the payload no longer fits. */
+  EXPECT_DROP(buf, total - 1, total - 1, SRD_DROP_TRUNCATED);
+}
+
 static void test_pkt_ack_roundtrip(void **state) {
   srd_pkt_ack a;
   srd_pkt pkt;
@@ -707,7 +863,7 @@ static void test_pkt_unknown_flags(void **state) {
       uint16_t f = (uint16_t)(1u << bit);
       int is_data = k == K_DATA || k == K_DATA_ECHO || k == K_DATA_EMPTY;
       int is_ack = k == K_ACK_MIN || k == K_ACK_MAX;
-      if ((is_data && f == SRD_DATA_FLAG_HS_ECHO) ||
+      if ((is_data && (f == SRD_DATA_FLAG_HS_ECHO || f == SRD_DATA_FLAG_ACK)) ||
           (is_ack && f == SRD_ACK_FLAG_EMPTY)) {
         continue; /* known flags: tested on their own */
       }
@@ -1210,6 +1366,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pkt_data_roundtrip),
       cmocka_unit_test(test_pkt_data_echo_roundtrip),
+      cmocka_unit_test(test_pkt_data_ack_roundtrip),
+      cmocka_unit_test(test_pkt_data_ack_malformed),
       cmocka_unit_test(test_pkt_ack_roundtrip),
       cmocka_unit_test(test_pkt_ack_empty),
       cmocka_unit_test(test_pkt_hs_req_roundtrip),

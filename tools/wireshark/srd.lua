@@ -30,6 +30,8 @@ local f = {
   flag_hs_echo = ProtoField.bool("srd.flags.hs_echo", "HS_ECHO", 16, nil,
                                  0x0001),
   flag_empty = ProtoField.bool("srd.flags.empty", "EMPTY", 16, nil, 0x0001),
+  flag_ack = ProtoField.bool("srd.flags.ack", "ACK", 16, nil, 0x0002),
+  piggy = ProtoField.none("srd.data.ack", "Acknowledgement"),
   src_conn = ProtoField.uint32("srd.src_conn", "Source incarnation",
                                base.HEX),
   dst_conn = ProtoField.uint32("srd.dst_conn", "Destination incarnation",
@@ -116,9 +118,98 @@ local function need(tvb, tree, off, n)
   return false
 end
 
+-- ack_body decodes the fields of an acknowledgement that follow an ACK's
+-- common header, at |base|: in an ACK packet, or riding on a DATA packet.
+-- Returns ok, its length, and a summary for the Info column.
+local function ack_body(tvb, tree, base, empty, max_r, max_e, max_n)
+  if not need(tvb, tree, base, 12) then
+    return true, 0, ""
+  end
+  local largest = tvb(base, 4):uint()
+  local first = tvb(base + 4, 2):uint()
+  local nr, ne = tvb(base + 6, 1):uint(), tvb(base + 7, 1):uint()
+  local nn = tvb(base + 8, 1):uint()
+  tree:add(f.largest, tvb(base, 4))
+  tree:add(f.first_range, tvb(base + 4, 2))
+  tree:add(f.n_ranges, tvb(base + 6, 1))
+  tree:add(f.n_echo, tvb(base + 7, 1))
+  tree:add(f.n_nack, tvb(base + 8, 1))
+  tree:add(f.reserved, tvb(base + 9, 3))
+  if nr > max_r or ne > max_e or nn > max_n then
+    return bad(tree, "too many ranges, echoes or NACKs"), 0, ""
+  end
+  local len = 12 + 4 * nr + 20 * ne + 12 * nn
+  if tvb:reported_len() < base + len then
+    return bad(tree, "shorter than its ranges, echoes and NACKs"), 0, ""
+  end
+  local info
+  local pos = base + 12
+  if empty then
+    info = "(empty)"
+  else
+    -- Ranges go down from |largest|: [largest - first, largest], then
+    -- gap (missing) and length (received) pairs.
+    local hi = largest
+    local lo = (largest - first) % 4294967296
+    local spans = { string.format("%u-%u", lo, hi) }
+    for _ = 1, nr do
+      if not need(tvb, tree, pos, 4) then
+        break
+      end
+      local gap, l = tvb(pos, 2):uint(), tvb(pos + 2, 2):uint()
+      hi = (lo - gap - 1) % 4294967296
+      lo = (hi - l + 1) % 4294967296
+      local r = tree:add(f.range, tvb(pos, 4))
+      r:add(f.range_gap, tvb(pos, 2))
+      r:add(f.range_len, tvb(pos + 2, 2))
+      r:append_text(string.format(": %u-%u", lo, hi))
+      spans[#spans + 1] = string.format("%u-%u", lo, hi)
+      pos = pos + 4
+    end
+    tree:add(f.acked, table.concat(spans, " "))
+    info = string.format("largest=%u ranges=%d", largest, 1 + nr)
+  end
+  pos = base + 12 + 4 * nr
+  for _ = 1, ne do
+    if not need(tvb, tree, pos, 20) then
+      break
+    end
+    local e = tree:add(f.echo, tvb(pos, 20))
+    e:add(f.echo_tx_ts, tvb(pos, 8))
+    e:add(f.echo_seq, tvb(pos + 8, 4))
+    e:add(f.echo_hold, tvb(pos + 12, 4))
+    e:add(f.echo_path, tvb(pos + 16, 2))
+    e:append_text(string.format(": seq %u on path %u",
+                                tvb(pos + 8, 4):uint(),
+                                tvb(pos + 16, 2):uint()))
+    pos = pos + 20
+  end
+  pos = base + 12 + 4 * nr + 20 * ne
+  for _ = 1, nn do
+    if not need(tvb, tree, pos, 12) then
+      break
+    end
+    local n = tree:add(f.nack, tvb(pos, 12))
+    n:add(f.nack_seq, tvb(pos, 4))
+    n:add(f.nack_msg, tvb(pos + 4, 4))
+    n:add(f.nack_reason, tvb(pos + 8, 1))
+    local why = NACK_REASONS[tvb(pos + 8, 1):uint()] or "unknown"
+    n:append_text(": " .. why)
+    n:add_proto_expert_info(e_nack, why)
+    pos = pos + 12
+  end
+  if ne > 0 then
+    info = info .. string.format(" echoes=%d", ne)
+  end
+  if nn > 0 then
+    info = info .. string.format(" nacks=%d", nn)
+  end
+  return true, len, info
+end
+
 local function data(tvb, pinfo, tree, flags)
   local hdr = bit32.band(flags, 0x0001) ~= 0 and 56 or 48
-  if bit32.band(flags, 0xfffe) ~= 0 then
+  if bit32.band(flags, 0xfffc) ~= 0 then
     return bad(tree, "unknown DATA flags")
   end
   if tvb:reported_len() < hdr then
@@ -147,6 +238,18 @@ local function data(tvb, pinfo, tree, flags)
   end
   pinfo.cols.info:set(string.format(
       "DATA seq=%u msg=%u %u-%u/%u", seq, msg, off, off + plen, len))
+  if bit32.band(flags, 0x0002) ~= 0 then
+    -- An acknowledgement rides on it, between header and payload.
+    local at = tree:add(f.piggy, tvb(hdr, math.min(12, tvb:reported_len() -
+                                                         hdr)))
+    local ok, alen, ainfo = ack_body(tvb, at, hdr, false, 4, 4, 0)
+    if not ok then
+      return false
+    end
+    at:set_len(math.max(alen, 1))
+    pinfo.cols.info:append(" +ACK " .. ainfo)
+    hdr = hdr + alen
+  end
   if tries > 1 then
     tx:add_proto_expert_info(e_retx, string.format("Try %u", tries))
     pinfo.cols.info:append(string.format(" try %u", tries))
@@ -179,88 +282,15 @@ local function ack(tvb, pinfo, tree, flags)
   if tvb:reported_len() < 28 then
     return bad(tree, "shorter than the ACK header")
   end
-  if not need(tvb, tree, 16, 12) then
-    return true
+  local ok, len, info = ack_body(tvb, tree, 16, bit32.band(flags, 1) ~= 0,
+                                 32, 16, 8)
+  if not ok then
+    return false
   end
-  local largest = tvb(16, 4):uint()
-  local first = tvb(20, 2):uint()
-  local nr, ne, nn = tvb(22, 1):uint(), tvb(23, 1):uint(), tvb(24, 1):uint()
-  tree:add(f.largest, tvb(16, 4))
-  tree:add(f.first_range, tvb(20, 2))
-  tree:add(f.n_ranges, tvb(22, 1))
-  tree:add(f.n_echo, tvb(23, 1))
-  tree:add(f.n_nack, tvb(24, 1))
-  tree:add(f.reserved, tvb(25, 3))
-  if nr > 32 or ne > 16 or nn > 8 then
-    return bad(tree, "too many ranges, echoes or NACKs")
-  end
-  if tvb:reported_len() ~= 28 + 4 * nr + 20 * ne + 12 * nn then
+  if len > 0 and tvb:reported_len() ~= 16 + len then
     return bad(tree, "length does not match the counts")
   end
-  local empty = bit32.band(flags, 0x0001) ~= 0
-  local info
-  if empty then
-    info = "ACK (empty)"
-  else
-    -- Ranges go down from |largest|: [largest - first, largest], then
-    -- gap (missing) and length (received) pairs.
-    local hi = largest
-    local lo = (largest - first) % 4294967296
-    local spans = { string.format("%u-%u", lo, hi) }
-    local pos = 28
-    for _ = 1, nr do
-      if not need(tvb, tree, pos, 4) then
-        break
-      end
-      local gap, len = tvb(pos, 2):uint(), tvb(pos + 2, 2):uint()
-      hi = (lo - gap - 1) % 4294967296
-      lo = (hi - len + 1) % 4294967296
-      local r = tree:add(f.range, tvb(pos, 4))
-      r:add(f.range_gap, tvb(pos, 2))
-      r:add(f.range_len, tvb(pos + 2, 2))
-      r:append_text(string.format(": %u-%u", lo, hi))
-      spans[#spans + 1] = string.format("%u-%u", lo, hi)
-      pos = pos + 4
-    end
-    tree:add(f.acked, table.concat(spans, " "))
-    info = string.format("ACK largest=%u ranges=%d", largest, 1 + nr)
-  end
-  local pos = 28 + 4 * nr
-  for _ = 1, ne do
-    if not need(tvb, tree, pos, 20) then
-      break
-    end
-    local e = tree:add(f.echo, tvb(pos, 20))
-    e:add(f.echo_tx_ts, tvb(pos, 8))
-    e:add(f.echo_seq, tvb(pos + 8, 4))
-    e:add(f.echo_hold, tvb(pos + 12, 4))
-    e:add(f.echo_path, tvb(pos + 16, 2))
-    e:append_text(string.format(": seq %u on path %u",
-                                tvb(pos + 8, 4):uint(),
-                                tvb(pos + 16, 2):uint()))
-    pos = pos + 20
-  end
-  pos = 28 + 4 * nr + 20 * ne
-  for _ = 1, nn do
-    if not need(tvb, tree, pos, 12) then
-      break
-    end
-    local n = tree:add(f.nack, tvb(pos, 12))
-    n:add(f.nack_seq, tvb(pos, 4))
-    n:add(f.nack_msg, tvb(pos + 4, 4))
-    n:add(f.nack_reason, tvb(pos + 8, 1))
-    local why = NACK_REASONS[tvb(pos + 8, 1):uint()] or "unknown"
-    n:append_text(": " .. why)
-    n:add_proto_expert_info(e_nack, why)
-    pos = pos + 12
-  end
-  if ne > 0 then
-    info = info .. string.format(" echoes=%d", ne)
-  end
-  if nn > 0 then
-    info = info .. string.format(" nacks=%d", nn)
-  end
-  pinfo.cols.info:set(info)
+  pinfo.cols.info:set("ACK " .. info)
   return true
 end
 
@@ -325,6 +355,7 @@ function srd.dissector(tvb, pinfo, root)
   local ft = tree:add(f.flags, tvb(2, 2))
   if ptype == 1 then
     ft:add(f.flag_hs_echo, tvb(2, 2))
+    ft:add(f.flag_ack, tvb(2, 2))
   elseif ptype == 2 then
     ft:add(f.flag_empty, tvb(2, 2))
   end

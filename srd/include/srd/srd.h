@@ -449,8 +449,8 @@ typedef struct srd_iovec {
 } srd_iovec;
 
 /* srd_ep_write_pktv is srd_ep_write_pkt without the payload copy: it
-   writes the packet header into |hdr| (|cap| bytes, at least
-   SRD_PKT_MAX_HDR) and points |payload| into the posted send buffer.  The
+   writes the packet header into |hdr| (|cap| bytes, SRD_PKT_MAX_HDR; at
+   least 64) and points |payload| into the posted send buffer.  The
    datagram is the header followed by the payload.  The driver must be done
    with |payload| (e.g. its sendmsg completed) before it next polls the
    completion queue, since a completed send hands its buffer back.
@@ -460,8 +460,11 @@ SRD_EXTERN srd_ssize srd_ep_write_pktv(srd_ep *ep, srd_path *path, uint8_t *hdr,
                                        size_t cap, srd_iovec *payload,
                                        srd_tstamp now);
 
-/* SRD_PKT_MAX_HDR bounds the header of any packet that carries payload. */
-#define SRD_PKT_MAX_HDR 64
+/* SRD_PKT_MAX_HDR bounds the header of any packet that carries payload,
+   an acknowledgement riding on it included.  A |hdr| of at least 64 bytes
+   works; with less than SRD_PKT_MAX_HDR, acknowledgements do not ride on
+   data and go in packets of their own. */
+#define SRD_PKT_MAX_HDR 176
 
 /* srd_ep_max_pkt_size returns the largest datagram the endpoint writes. */
 SRD_EXTERN size_t srd_ep_max_pkt_size(const srd_ep *ep);
@@ -505,7 +508,8 @@ typedef struct srd_ep_stats {
   uint64_t bytes_in; /* their bytes */
   uint64_t bytes_out;
   uint64_t data_pkts_out;   /* data packets, including retransmissions */
-  uint64_t ack_pkts_out;    /* acknowledgements */
+  uint64_t ack_pkts_out;    /* acknowledgements in packets of their own */
+  uint64_t acks_on_data;    /* acknowledgements that rode on data packets */
   uint64_t ctrl_pkts_out;   /* handshake and other control packets */
   uint64_t retransmits;     /* data packets sent again */
   uint64_t losses_rack;     /* packets declared lost by reordering time */
