@@ -524,7 +524,8 @@ install: lib tools
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(INCLUDEDIR)/srd/srd.h $(DESTDIR)$(LIBDIR)/libsrd.* \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/srd.pc \
-		$(TOOLS:%=$(DESTDIR)$(BINDIR)/%)
+		$(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(BINDIR)/srd-perf \
+		$(DESTDIR)$(BINDIR)/srd-sim $(DESTDIR)$(BINDIR)/srd-plot
 	$(Q)rmdir $(DESTDIR)$(INCLUDEDIR)/srd 2>/dev/null || true
 
 clean:
