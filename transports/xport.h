@@ -98,7 +98,10 @@ typedef struct xport_config {
      sleeps in the kernel (io_uring, poll) until work or the timeout. */
   int busy_poll;
   /* seed seeds the srd engine and the impairment layer; 0 draws a fresh
-     one from getrandom(2). */
+     one from getrandom(2).  Two endpoints that talk to each other need
+     different seeds: alike, they draw the same incarnation id and each
+     drops the other's packets as its own reflected (srd-perf seeds the
+     server with 2*seed+1 and the client with 2*seed). */
   uint64_t seed;
   /* Feature switches (srd), for old kernels and to test the fallbacks:
      no_gso sends one datagram per packet, no_gro receives unmerged
