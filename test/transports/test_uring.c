@@ -103,6 +103,59 @@ static void test_uring_echo_v6_busy_poll(void **state) {
   assert_clean(&r, 400);
 }
 
+/* The busy poll reads the base port itself and connects its sending
+   sockets while it has a single peer: with one peer, two, and one again
+   (after the first is removed), every echo comes back exactly once, also
+   with one-shot ring receives on the other sockets and the impairment
+   layer's held sends (which name their address on connected sockets). */
+static void test_uring_busy_poll_peers(void **state) {
+  xport_config sc, cc;
+  xt_server a, b;
+  xport *x;
+  xport_peer pa, pb;
+  xt_bufs bufs[4];
+  xt_result r;
+  uint32_t i;
+
+  (void)state;
+  seed = tu_seed("uring_busy_poll_peers");
+  base_cfg(&sc, AF_INET);
+  sc.seed = seed | 1;
+  cc = sc;
+  cc.busy_poll = 1;
+  cc.no_multishot = 1;
+  cc.impair_on = 1;
+  for (i = 0; i < XPORT_MAX_PATHS; ++i) {
+    cc.impair[i].loss = 0.02;
+    cc.impair[i].dup = 0.02;
+    cc.impair[i].delay_ns = 10000;
+  }
+  assert_int_equal(xt_server_start(&a, &sc, 30000 + 4), 0);
+  sc.seed = seed | 3;
+  assert_int_equal(xt_server_start(&b, &sc, 30000 + 4), 0);
+  assert_int_equal(xport_open(&x, &cc), 0);
+  printf("  %s\n", xport_describe(x));
+  assert_int_equal(
+      xport_add_peer(x, (struct sockaddr *)&a.addr, a.alen, &pa), 0);
+  xt_echo_run(x, pa, 100, 30000, 8, seed, &r, &bufs[0]);
+  assert_clean(&r, 100);
+  assert_int_equal(
+      xport_add_peer(x, (struct sockaddr *)&b.addr, b.alen, &pb), 0);
+  xt_echo_run(x, pb, 100, 30000, 8, seed + 1, &r, &bufs[1]);
+  assert_clean(&r, 100);
+  xt_echo_run(x, pa, 100, 30000, 8, seed + 2, &r, &bufs[2]);
+  assert_clean(&r, 100);
+  assert_int_equal(xport_remove_peer(x, pa), 0);
+  xt_echo_run(x, pb, 100, 30000, 8, seed + 3, &r, &bufs[3]);
+  assert_clean(&r, 100);
+  xport_close(x);
+  for (i = 0; i < 4; ++i) {
+    xt_bufs_free(&bufs[i]);
+  }
+  xt_server_stop(&a);
+  xt_server_stop(&b);
+}
+
 static void test_uring_fallbacks(void **state) {
   xport_config c;
   xt_result r;
@@ -491,6 +544,7 @@ int main(void) {
       cmocka_unit_test(test_uring_fallbacks),
       cmocka_unit_test(test_uring_gso_bursts_and_spraying),
       cmocka_unit_test(test_uring_impaired_exactly_once),
+      cmocka_unit_test(test_uring_busy_poll_peers),
       cmocka_unit_test(test_uring_blackhole_is_steered_around),
       cmocka_unit_test(test_uring_bad_input_counted_never_delivered),
       cmocka_unit_test(test_uring_server_survives_garbage_mid_run),

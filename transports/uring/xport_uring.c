@@ -98,6 +98,10 @@
 #define UD_IDX(u) ((u)&0xffffffffu)
 #define UD_RXM 1ull /* multishot recvmsg on socket IDX */
 #define UD_RX1 2ull /* one-shot recvmsg, slot IDX */
+/* Datagrams one recvmmsg(2) of the busy poll reads, and how many such
+   calls one poll makes at most. */
+#define DIRECT_BATCH 8
+#define DIRECT_ROUNDS 8
 #define UD_TX 3ull  /* sendmsg of tx message IDX */
 #define UD_TXH 4ull /* sendmsg of a held (impaired) datagram, slot IDX */
 #define UD(k, i) (((k) << 56) | (uint64_t)(i))
@@ -202,8 +206,28 @@ typedef struct xport_uring {
      offset that turns them into CLOCK_MONOTONIC; last_now keeps the time
      given to the engine from going backwards. */
   int rx_tstamp;
+  int rt_valid; /* rt_off measured in this progress call */
   int64_t rt_off;
   uint64_t last_now;
+  /* peek: the ring raises IORING_SQ_TASKRUN when completions wait to be
+     run (TASKRUN_FLAG), so a poll enters the kernel only then. */
+  int peek;
+  unsigned rx_disarmed; /* sockets whose multishot receive ended */
+  uint64_t direct_sends; /* sendmsg(2) calls of our own (submit_msg) */
+  /* direct_rx (busy-poll): socket 0, where every peer sends, is read with
+     recvmmsg(2) on every poll instead of through the ring (direct_poll);
+     the other sockets, which only send, keep their ring receive. */
+  int direct_rx;
+  /* With a single peer, the sockets but the base one (which hears every
+     peer) are connected to it, and their sends name no address: the
+     kernel then reuses the socket's route instead of looking one up per
+     datagram (about half a microsecond on loopback).  conn_peer is that
+     peer, or -1; npeers counts the peers. */
+  int conn_peer;
+  uint32_t npeers;
+  rxslot *dslots;
+  struct mmsghdr *dmm;
+  uint8_t *dmem;
   char desc[512];
 } xport_uring;
 
@@ -335,6 +359,40 @@ static int find_peer(xport_uring *x, const void *sav) {
   return best;
 }
 
+/* connect_sends connects the sending sockets to the only peer, or
+   disconnects them when there is not exactly one. */
+static void connect_sends(xport_uring *x) {
+  struct sockaddr_storage un;
+  int want = -1;
+  uint32_t i, k;
+
+  if (x->npeers == 1) {
+    for (i = 0; i < x->max_peers && !x->peers[i].used; ++i) {
+    }
+    want = i < x->max_peers ? (int)i : -1;
+  }
+  if (want == x->conn_peer) {
+    return;
+  }
+  memset(&un, 0, sizeof(un));
+  un.ss_family = AF_UNSPEC;
+  for (i = 1; i < x->nfd; ++i) {
+    if (want < 0) {
+      connect(x->fd[i], (struct sockaddr *)&un, sizeof(un));
+    } else if (connect(x->fd[i], (struct sockaddr *)&x->peers[want].addr,
+                       x->peers[want].alen) != 0) {
+      /* Not all of them: undo, and keep naming the address. */
+      xlog(x, "connect: %s; sends name their address", strerror(errno));
+      for (k = 1; k < i; ++k) {
+        connect(x->fd[k], (struct sockaddr *)&un, sizeof(un));
+      }
+      want = -1;
+      break;
+    }
+  }
+  x->conn_peer = want;
+}
+
 static int new_peer(xport_uring *x, const struct sockaddr_storage *ss,
                     socklen_t len, int passive, xport_peer *ppeer) {
   srd_peer_settings ps;
@@ -357,6 +415,8 @@ static int new_peer(xport_uring *x, const struct sockaddr_storage *ss,
   memcpy(&x->peers[id].addr, ss, len);
   x->peers[id].alen = len;
   x->peers[id].created = xport_now();
+  ++x->npeers;
+  connect_sends(x);
   *ppeer = id;
   return 0;
 }
@@ -382,6 +442,8 @@ static int uring_remove_peer(xport *xp, xport_peer peer) {
   }
   srd_ep_remove_peer(x->ep, peer, xport_now());
   x->peers[peer].used = 0;
+  --x->npeers;
+  connect_sends(x);
   return 0;
 }
 
@@ -406,6 +468,8 @@ static void gc_passive(xport_uring *x, uint64_t now) {
            xport_format_addr((struct sockaddr *)&p->addr, a, sizeof(a)));
       srd_ep_remove_peer(x->ep, i, now);
       p->used = 0;
+      --x->npeers;
+      connect_sends(x);
     }
   }
 }
@@ -501,6 +565,15 @@ static void parse_cmsg(xport_uring *x, struct cmsghdr *c, int *gs,
              c->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
     struct timespec ts;
     int64_t t;
+    if (!x->rt_valid) {
+      /* The offset between the clocks changes only when the wall clock
+         is set, so it is read once per progress call that receives. */
+      struct timespec rt;
+      clock_gettime(CLOCK_REALTIME, &rt);
+      x->rt_off =
+          (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (int64_t)xport_now();
+      x->rt_valid = 1;
+    }
     memcpy(&ts, CMSG_DATA(c), sizeof(ts));
     t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - x->rt_off;
     *arrival = t > 0 ? (uint64_t)t : 0;
@@ -554,7 +627,12 @@ static int setup_oneshot(xport_uring *x) {
   unsigned i;
 
   x->multishot = 0;
-  x->nslots = ONESHOT_DEPTH + x->nfd - 1;
+  /* Socket 0, where every peer sends, gets ONESHOT_DEPTH receives, or
+     none when the busy poll reads it directly. */
+  x->nslots = (x->direct_rx ? 0 : ONESHOT_DEPTH) + x->nfd - 1;
+  if (x->nslots == 0) {
+    return 0;
+  }
   x->slots = calloc(x->nslots, sizeof(*x->slots));
   x->rxmem = malloc((size_t)x->nslots * x->bufsz);
   if (x->slots == NULL || x->rxmem == NULL) {
@@ -562,8 +640,10 @@ static int setup_oneshot(xport_uring *x) {
   }
   for (i = 0; i < x->nslots; ++i) {
     x->slots[i].buf = x->rxmem + (size_t)i * x->bufsz;
-    x->slots[i].sock =
-        i < ONESHOT_DEPTH ? 0 : (uint16_t)(i - ONESHOT_DEPTH + 1);
+    x->slots[i].sock = x->direct_rx ? (uint16_t)(i + 1)
+                       : i < ONESHOT_DEPTH
+                           ? 0
+                           : (uint16_t)(i - ONESHOT_DEPTH + 1);
     if (arm_oneshot(x, i) != 0) {
       return -EBUSY;
     }
@@ -607,13 +687,21 @@ static struct io_uring_sqe *get_sqe(xport_uring *x) {
   return sqe;
 }
 
-static void submit_msg(xport_uring *x, unsigned mi) {
+static void on_tx_result(xport_uring *x, unsigned mi, int res);
+
+/* submit_msg sends tx message |mi|: by the ring, or |direct|ly. */
+static void submit_msg(xport_uring *x, unsigned mi, int direct) {
   txmsg *m = &x->msgs[mi];
   struct io_uring_sqe *sqe;
   upeer *p = &x->peers[m->peer];
 
-  m->mh.msg_name = &p->addr;
-  m->mh.msg_namelen = p->alen;
+  if (m->sock != 0 && (int)m->peer == x->conn_peer) {
+    m->mh.msg_name = NULL; /* connected to it */
+    m->mh.msg_namelen = 0;
+  } else {
+    m->mh.msg_name = &p->addr;
+    m->mh.msg_namelen = p->alen;
+  }
   m->mh.msg_iov = m->iov;
   m->mh.msg_iovlen = 0;
   m->mh.msg_flags = 0;
@@ -641,13 +729,24 @@ static void submit_msg(xport_uring *x, unsigned mi) {
     m->mh.msg_control = NULL;
     m->mh.msg_controllen = 0;
   }
+  ++x->sends;
+  x->pkts_out += m->nseg;
+  x->bytes_out += m->bytes;
+  if (direct) {
+    /* One message: a sendmsg(2) of our own is one system call, as the
+       ring's would be, without the ring's submission and completion.  A
+       full socket buffer falls back to the ring, which waits for room. */
+    ssize_t rv = sendmsg(x->fd[m->sock], &m->mh, MSG_DONTWAIT);
+    if (rv >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+      ++x->direct_sends;
+      on_tx_result(x, mi, rv >= 0 ? 0 : -errno);
+      return;
+    }
+  }
   sqe = get_sqe(x);
   io_uring_prep_sendmsg(sqe, x->fd[m->sock], &m->mh, 0);
   io_uring_sqe_set_data64(sqe, UD(UD_TX, mi));
   ++x->tx_inflight;
-  ++x->sends;
-  x->pkts_out += m->nseg;
-  x->bytes_out += m->bytes;
 }
 
 static void reap(xport_uring *x, uint64_t now);
@@ -815,7 +914,7 @@ static unsigned output(xport_uring *x, uint64_t now) {
       add_to_group(x, open, &nmsg, i);
     }
     for (i = 0; i < nmsg; ++i) {
-      submit_msg(x, i);
+      submit_msg(x, i, nmsg == 1);
     }
     /* Every payload must be sent before the user polls completions. */
     while (x->tx_inflight > 0) {
@@ -869,8 +968,9 @@ static void on_rx_multishot(xport_uring *x, struct io_uring_cqe *cqe,
     multishot_unsupported(x, cqe->res);
     return;
   }
-  if (!(cqe->flags & IORING_CQE_F_MORE)) {
+  if (!(cqe->flags & IORING_CQE_F_MORE) && x->rx_armed[sock]) {
     x->rx_armed[sock] = 0; /* ENOBUFS or the kernel ended it: re-arm */
+    ++x->rx_disarmed;
   }
 }
 
@@ -898,21 +998,24 @@ static void on_rx_oneshot(xport_uring *x, struct io_uring_cqe *cqe,
 }
 
 static void on_tx(xport_uring *x, struct io_uring_cqe *cqe) {
-  unsigned mi = UD_IDX(cqe->user_data);
-
   --x->tx_inflight;
-  if (cqe->res >= 0) {
+  on_tx_result(x, UD_IDX(cqe->user_data), cqe->res);
+}
+
+/* on_tx_result: the send of tx message |mi| returned |res|. */
+static void on_tx_result(xport_uring *x, unsigned mi, int res) {
+  if (res >= 0) {
     return;
   }
   if (x->msgs[mi].nseg > 1 &&
-      (cqe->res == -EINVAL || cqe->res == -EIO || cqe->res == -EMSGSIZE)) {
+      (res == -EINVAL || res == -EIO || res == -EMSGSIZE)) {
     /* The route refused the GSO send (a segment above the path MTU, or a
        device without checksum offload): send datagram by datagram. */
     if (!x->gso_failed) {
       xlog(x,
            "UDP GSO send refused (%s); sending one datagram per packet from "
            "now on",
-           strerror(-cqe->res));
+           strerror(-res));
     }
     x->gso_failed = 1;
     x->gso = 0;
@@ -958,9 +1061,12 @@ static void reap(xport_uring *x, uint64_t now) {
       io_uring_buf_ring_advance(x->br, (int)x->buf_adds);
       x->buf_adds = 0;
     }
-    for (i = 0; i < x->nfd; ++i) {
-      if (!x->rx_armed[i] && x->multishot) {
-        arm_multishot(x, (uint16_t)i);
+    if (x->rx_disarmed) {
+      x->rx_disarmed = 0;
+      for (i = x->direct_rx ? 1 : 0; i < x->nfd; ++i) {
+        if (!x->rx_armed[i] && arm_multishot(x, (uint16_t)i) != 0) {
+          ++x->rx_disarmed;
+        }
       }
     }
   }
@@ -968,6 +1074,57 @@ static void reap(xport_uring *x, uint64_t now) {
 
 /* ------------------------------------------------------------------------ */
 /* Progress                                                                 */
+
+/* direct_poll reads what waits on socket 0 with recvmmsg(2), for the busy
+   poll: a datagram reaches the engine in the one system call that reads
+   it, as in a raw UDP ping-pong, where the ring would take a wake-up, task
+   work and a completion (docs/transports.md, "Latency"). */
+static void direct_poll(xport_uring *x, uint64_t now) {
+  struct mmsghdr *mm = x->dmm;
+  unsigned round, i;
+  int n;
+
+  for (round = 0; round < DIRECT_ROUNDS; ++round) {
+    n = recvmmsg(x->fd[0], mm, DIRECT_BATCH, MSG_DONTWAIT, NULL);
+    if (n <= 0) {
+      return; /* EAGAIN: nothing waits; other errors are the next poll's */
+    }
+    for (i = 0; i < (unsigned)n; ++i) {
+      struct msghdr *mh = &mm[i].msg_hdr;
+      int gs = 0;
+      uint64_t arrival = 0;
+      struct cmsghdr *c;
+
+      if (mh->msg_flags & MSG_TRUNC) {
+        ++x->rx_truncated;
+        ++x->driver_bad;
+        continue;
+      }
+      for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+        parse_cmsg(x, c, &gs, &arrival);
+      }
+      input_datagram(x, 0, mh->msg_name, mh->msg_namelen, gs,
+                     x->dslots[i].buf, mm[i].msg_len, arrival, now);
+    }
+    for (i = 0; i < (unsigned)n; ++i) { /* the kernel wrote them */
+      mm[i].msg_hdr.msg_namelen = sizeof(x->dslots[i].name);
+      mm[i].msg_hdr.msg_controllen = sizeof(x->dslots[i].ctl.buf);
+    }
+    if (n < DIRECT_BATCH) {
+      return;
+    }
+  }
+}
+
+/* need_enter says whether io_uring_enter has work: requests to submit,
+   completions that wait as task work (DEFER_TASKRUN runs them only when
+   the thread enters) or in the overflow list.  A ring without
+   TASKRUN_FLAG does not say, and is entered every time. */
+static int need_enter(xport_uring *x) {
+  return !x->peek || io_uring_sq_ready(&x->ring) ||
+         (IO_URING_READ_ONCE(*x->ring.sq.kflags) &
+          (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW));
+}
 
 static int uring_progress(xport *xp, uint64_t timeout_ns) {
   xport_uring *x = (xport_uring *)xp;
@@ -978,19 +1135,26 @@ static int uring_progress(xport *xp, uint64_t timeout_ns) {
     unsigned before = (unsigned)x->pkts_in, sent;
     int rv, fired = 0;
 
-    if (x->rx_tstamp) {
-      struct timespec rt;
-      clock_gettime(CLOCK_REALTIME, &rt);
-      x->rt_off =
-          (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (int64_t)xport_now();
+    x->rt_valid = 0;
+    /* What the user posted since the last call leaves first: a reply
+       posted on a message just received does not wait behind the poll
+       for the next datagram. */
+    sent = pass == 0 ? output(x, tnow(x, now)) : 0;
+    /* Enter the kernel to run the receive task work and submit re-arms,
+       when there is any: a busy poll that finds nothing costs no system
+       call. */
+    if (need_enter(x)) {
+      rv = io_uring_submit_and_get_events(&x->ring);
+      if (rv < 0 && rv != -EINTR && rv != -EAGAIN && rv != -EBUSY) {
+        return rv;
+      }
     }
-
-    /* Enter the kernel to run the receive task work and submit re-arms. */
-    rv = io_uring_submit_and_get_events(&x->ring);
-    if (rv < 0 && rv != -EINTR && rv != -EAGAIN && rv != -EBUSY) {
-      return rv;
+    if (io_uring_cq_ready(&x->ring)) {
+      reap(x, now);
     }
-    reap(x, now);
+    if (x->direct_rx) {
+      direct_poll(x, now);
+    }
     now = tnow(x, now);
     exp = srd_ep_get_expiry(x->ep);
     if (exp <= now) {
@@ -1000,7 +1164,7 @@ static int uring_progress(xport *xp, uint64_t timeout_ns) {
     if (x->impair_on) {
       send_held(x, now);
     }
-    sent = output(x, now);
+    sent += output(x, now);
     if (x->cfg.listen) {
       gc_passive(x, now);
     }
@@ -1045,8 +1209,15 @@ static int uring_post_send(xport *xp, xport_peer peer, const void *buf,
   if (peer >= x->max_peers || !x->peers[peer].used) {
     return -EINVAL;
   }
-  return srd_to_errno(
-      srd_ep_post_send(x->ep, peer, buf, len, ctx, tnow(x, xport_now())));
+  uint64_t now = tnow(x, xport_now());
+  int rv = srd_ep_post_send(x->ep, peer, buf, len, ctx, now);
+
+  /* A busy poll trades batching for latency: the message leaves now,
+     not at the next progress call. */
+  if (rv == 0 && x->cfg.busy_poll) {
+    output(x, now);
+  }
+  return srd_to_errno(rv);
 }
 
 static int uring_post_recv(xport *xp, void *buf, size_t cap, void *ctx) {
@@ -1175,7 +1346,9 @@ static const char *uring_describe(xport *xp) {
       "%u, %s, %s, ring %s, %s",
       x->nfd, x->port0, x->port0 + x->nfd - 1, x->burst,
       x->gso ? " (UDP GSO)" : " (no GSO)", x->mtu, x->gro ? "GRO" : "no GRO",
-      x->multishot ? "multishot recvmsg + buffer ring" : "one-shot recvmsg",
+      x->direct_rx  ? "recvmmsg on the base port"
+      : x->multishot ? "multishot recvmsg + buffer ring"
+                     : "one-shot recvmsg",
       (x->ring_flags & IORING_SETUP_DEFER_TASKRUN)  ? "defer_taskrun"
       : (x->ring_flags & IORING_SETUP_COOP_TASKRUN) ? "coop_taskrun"
                                                     : "plain",
@@ -1206,6 +1379,9 @@ static void uring_close(xport *xp) {
   }
   free(x->rxmem);
   free(x->slots);
+  free(x->dmem);
+  free(x->dmm);
+  free(x->dslots);
   free(x->tx);
   free(x->msgs);
   free(x->hs);
@@ -1319,10 +1495,15 @@ static int setup_ring(xport_uring *x) {
   /* DEFER_TASKRUN runs completions only when the driver enters the ring,
      in one batch, on its own thread: the cheapest for both modes (a ring
      whose completions interrupt a spinning thread measured 2.5x slower
-     round trips here).  Older kernels get COOP_TASKRUN, then plain. */
-  static const unsigned tries[] = {IORING_SETUP_SINGLE_ISSUER |
-                                       IORING_SETUP_DEFER_TASKRUN,
-                                   IORING_SETUP_COOP_TASKRUN, 0};
+     round trips here).  TASKRUN_FLAG (Linux 5.19) raises
+     IORING_SQ_TASKRUN in the shared ring when such work is queued, so a
+     busy poll reads one word and enters the kernel only when a datagram
+     came (need_enter).  Older kernels get COOP_TASKRUN, then plain. */
+  static const unsigned tries[] = {
+      IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+          IORING_SETUP_TASKRUN_FLAG,
+      IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+      IORING_SETUP_COOP_TASKRUN, 0};
   const size_t ntries = sizeof(tries) / sizeof(tries[0]);
   struct io_uring_params p;
   struct io_uring_probe *probe;
@@ -1352,8 +1533,15 @@ static int setup_ring(xport_uring *x) {
   }
   if (i > 0) {
     xlog(x, "io_uring: no SINGLE_ISSUER|DEFER_TASKRUN (Linux < 6.1); using %s",
-         tries[i] ? "COOP_TASKRUN" : "default task work");
+         tries[i] == 0 ? "default task work"
+         : (tries[i] & IORING_SETUP_TASKRUN_FLAG)
+             ? "COOP_TASKRUN|TASKRUN_FLAG"
+             : "COOP_TASKRUN (every poll enters the kernel)");
   }
+  x->peek = (tries[i] & IORING_SETUP_TASKRUN_FLAG) != 0;
+  /* A registered ring fd (Linux 5.18) spares every io_uring_enter the
+     file lookup (fget/fput); without it the ring works the same. */
+  io_uring_register_ring_fd(&x->ring);
   probe = io_uring_get_probe_ring(&x->ring);
   if (probe == NULL || !io_uring_opcode_supported(probe, IORING_OP_SENDMSG) ||
       !io_uring_opcode_supported(probe, IORING_OP_RECVMSG)) {
@@ -1384,8 +1572,11 @@ static int setup_rx(xport_uring *x) {
       }
     }
   }
-  x->rx_tstamp = 1;
-  for (i = 0; i < x->nfd; ++i) {
+  /* A busy poll reads each datagram as it lands: its arrival time is the
+     time it is read, and the kernel's stamp would only cost a clock read
+     and a control message per datagram. */
+  x->rx_tstamp = !x->cfg.busy_poll;
+  for (i = 0; x->rx_tstamp && i < x->nfd; ++i) {
     if (setsockopt(x->fd[i], SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) !=
         0) {
       xlog(x,
@@ -1406,6 +1597,28 @@ static int setup_rx(xport_uring *x) {
   x->bufsz = sizeof(struct io_uring_recvmsg_out) + x->rx_tmpl.msg_namelen +
              x->rx_tmpl.msg_controllen + (x->gro ? 65536 : x->max_pkt);
   x->bufsz = (x->bufsz + 63) & ~(size_t)63;
+  if (x->cfg.busy_poll) {
+    x->dslots = calloc(DIRECT_BATCH, sizeof(*x->dslots));
+    x->dmm = calloc(DIRECT_BATCH, sizeof(*x->dmm));
+    x->dmem = malloc((size_t)DIRECT_BATCH * x->bufsz);
+    if (x->dslots == NULL || x->dmm == NULL || x->dmem == NULL) {
+      return -ENOMEM;
+    }
+    for (i = 0; i < DIRECT_BATCH; ++i) {
+      rxslot *d = &x->dslots[i];
+      struct msghdr *mh = &x->dmm[i].msg_hdr;
+      d->buf = x->dmem + (size_t)i * x->bufsz;
+      d->iov.iov_base = d->buf;
+      d->iov.iov_len = x->bufsz;
+      mh->msg_name = &d->name;
+      mh->msg_namelen = sizeof(d->name);
+      mh->msg_iov = &d->iov;
+      mh->msg_iovlen = 1;
+      mh->msg_control = d->ctl.buf;
+      mh->msg_controllen = sizeof(d->ctl.buf);
+    }
+    x->direct_rx = 1;
+  }
   if (x->cfg.no_multishot) {
     return setup_oneshot(x);
   }
@@ -1445,7 +1658,7 @@ static int setup_rx(xport_uring *x) {
   }
   io_uring_buf_ring_advance(x->br, (int)x->nbuf);
   x->multishot = 1;
-  for (i = 0; i < x->nfd; ++i) {
+  for (i = x->direct_rx ? 1 : 0; i < x->nfd; ++i) {
     if ((rv = arm_multishot(x, (uint16_t)i)) != 0) {
       return rv;
     }
@@ -1474,6 +1687,7 @@ static int uring_open(xport **px, const xport_config *cfg) {
   x->nfd = cfg->n_paths;
   x->burst = cfg->burst;
   x->ring.ring_fd = -1;
+  x->conn_peer = -1;
   for (i = 0; i < XPORT_MAX_PATHS; ++i) {
     x->fd[i] = -1;
   }
