@@ -288,13 +288,16 @@ typedef struct netsim_flowkey {
 /* NETSIM_PKT_CE: a queue marked the packet (Congestion Experienced). */
 #define NETSIM_PKT_CE 0x02u
 
+/* NETSIM_PKT_INLINE is how many payload bytes a packet carries in itself
+   (a transport's header, typically), with no pool buffer. */
+#define NETSIM_PKT_INLINE 88
+
 /* netsim_pkt is one packet.  It has exactly one owner at a time: the
    caller between netsim_pkt_alloc and netsim_host_send, then netsim (queue,
    wire, switch), then the receiving host's rx callback, which frees it,
    keeps it or sends it again. */
 typedef struct netsim_pkt {
-  /* (The first 64 bytes are what a hop touches; packets are 64-byte
-     aligned.) */
+  /* Line 0, the 64 bytes a hop touches (packets are 64-byte aligned). */
   /* key is the 5-tuple. */
   NETSIM_ALIGN64 netsim_flowkey key;
   /* flags holds NETSIM_PKT_ECT and NETSIM_PKT_CE. */
@@ -309,30 +312,51 @@ typedef struct netsim_pkt {
   struct netsim_pkt *next;
   /* t_arr is when it reaches the far end of the current link. */
   netsim_time t_arr;
-  /* t_next_fin and t_next_arr are the successor's t_fin and t_arr, copied
-     when the successor is queued, so that a hop reads one packet. */
+  /* t_next_fin and t_next_arr are the successor's serialisation end and
+     t_arr, copied when the successor is queued, so that a hop reads one
+     packet. */
   netsim_time t_next_fin;
   netsim_time t_next_arr;
   /* uid numbers packets in the order hosts sent them (set by
      netsim_host_send). */
   uint64_t uid;
-  /* t_fin is when the current link finishes serialising it (netsim's). */
-  netsim_time t_fin;
-  /* flow is a tag for the transport (a flow or connection number). */
-  uint32_t flow;
+
+  /* Line 1, what a receiver reads: no hop touches it, and with an inline
+     payload of up to 48 bytes (an SRD data header) the receiver reads
+     nothing else (netsim_pkt_data). */
   /* payload_len is the number of payload bytes used. */
   uint32_t payload_len;
-  /* payload is a pool buffer of the pool's payload_max bytes, or NULL. */
+  /* payload_idx is the pool slot of |payload|, or UINT32_MAX if the
+     packet holds no pool buffer (netsim's). */
+  uint32_t payload_idx;
+  /* flow is a tag for the transport (a flow or connection number). */
+  uint32_t flow;
+  /* state is the pool's (free or in use), for assertions. */
+  uint32_t state;
+  /* inl holds the payload when it fits (netsim_pkt_payload), in the lines
+     the receiver reads anyway instead of a buffer elsewhere.
+     netsim_pkt_alloc does not clear it. */
+  uint8_t inl[NETSIM_PKT_INLINE];
+
+  /* Line 2 (after the end of inl). */
+  /* payload is |inl|, a pool buffer of the pool's payload_max bytes, or
+     NULL (see netsim_pkt_payload). */
   uint8_t *payload;
   /* tag is a free word for the transport (a sequence number, say). */
   uint64_t tag;
   /* t_sent is when the packet was handed to netsim_host_send. */
   netsim_time t_sent;
-  /* payload_idx is the pool slot of |payload| (netsim's). */
-  uint32_t payload_idx;
-  /* state is the pool's (free or in use), for assertions. */
-  uint32_t state;
 } netsim_pkt;
+
+/* netsim_pkt_data returns |pkt|'s payload, or NULL if it has none (or an
+   empty one).  Unlike |payload| it reads only line 1 when the payload is
+   inline. */
+static inline const uint8_t *netsim_pkt_data(const netsim_pkt *pkt) {
+  if (pkt->payload_idx != UINT32_MAX) {
+    return pkt->payload;
+  }
+  return pkt->payload_len ? pkt->inl : NULL;
+}
 
 typedef struct netsim_pktpool netsim_pktpool;
 
@@ -356,10 +380,14 @@ int netsim_pkt_alloc(netsim_pktpool *pool, netsim_pkt **ppkt);
 /* netsim_pkt_free returns |pkt| and its payload buffer to |pool|. */
 void netsim_pkt_free(netsim_pktpool *pool, netsim_pkt *pkt);
 
-/* netsim_pkt_payload gives |pkt| a payload buffer (if it has none), sets
-   payload_len to |len| and stores the buffer in |*pbuf| for the caller to
-   fill.  Returns 0, NETSIM_ERR_INVAL (|len| > payload_max) or
-   NETSIM_ERR_POOL (no free payload buffer). */
+/* netsim_pkt_payload gives |pkt| a payload buffer of at least |len| bytes
+   (if it has none large enough), sets payload_len to |len| and stores the
+   buffer in |*pbuf| for the caller to fill.  The buffer is the packet's
+   own |inl| when |len| <= NETSIM_PKT_INLINE and the packet holds no pool
+   buffer, else a pool buffer of payload_max bytes; growing an inline
+   payload past NETSIM_PKT_INLINE moves its bytes to a pool buffer.
+   Returns 0, NETSIM_ERR_INVAL (|len| > payload_max and too long for
+   |inl|) or NETSIM_ERR_POOL (no free payload buffer). */
 int netsim_pkt_payload(netsim_pktpool *pool, netsim_pkt *pkt, uint32_t len,
                        uint8_t **pbuf);
 

@@ -81,7 +81,17 @@ int netsim_link_send(netsim_sim *sim, netsim_link *l, netsim_pkt *pkt) {
     netsim_sim_drop(sim, pkt, NETSIM_DROP_LINK_DOWN, l);
     return NETSIM_ERR_DROPPED;
   }
-  netsim_queue_advance(q, now);
+  /* q->bytes counts from q->qhead on, which may lag behind packets that
+     have finished serialising (they retire at the latest when they
+     arrive): an upper bound of the occupancy.  Retiring them reads each
+     one, which has usually left the caches since it was queued, so it is
+     done only when the bound could change the outcome: a drop, an ECN
+     mark or a new maximum. */
+  if ((uint64_t)q->bytes + pkt->size > q->limit ||
+      (uint64_t)q->bytes + pkt->size > q->max_bytes ||
+      (q->ecn && q->bytes > q->ecn && (pkt->flags & NETSIM_PKT_ECT))) {
+    netsim_queue_advance(q, now);
+  }
   verdict = netsim_queue_admit(q, pkt);
   if (verdict == NETSIM_QUEUE_FULL) {
     netsim_sim_drop(sim, pkt, NETSIM_DROP_QUEUE, l);
@@ -102,11 +112,10 @@ int netsim_link_send(netsim_sim *sim, netsim_link *l, netsim_pkt *pkt) {
                               ? l->epoch_bytes * l->ps_per_byte
                               : netsim_time_tx(l->epoch_bytes, l->rate_bps));
   l->busy_until = fin;
-  pkt->t_fin = fin;
   pkt->t_arr = fin + l->delay;
   was_empty = q->head == NULL;
   l->byte_ps += (double)pkt->size * (double)(fin - now);
-  netsim_queue_push(q, pkt);
+  netsim_queue_push(q, pkt, fin);
   if (was_empty) {
     int rv = netsim_evl_timer_set(sim->evl, &l->tm, pkt->t_arr);
     /* The heap was sized for one timer per link when routes were built. */
@@ -125,6 +134,15 @@ static void link_arrive(netsim_evl *evl, netsim_timer *tm, void *ctx,
   netsim_pkt *p;
   netsim_node *to;
 
+  {
+    /* If the next event is an arrival too, its packet: the event list
+       prefetched its link's first two lines an event ago, and the packet
+       has usually left the caches since it was queued. */
+    const netsim_timer *next = netsim_evl_next_timer(evl);
+    if (next && next->cb == link_arrive) {
+      __builtin_prefetch(((const netsim_link *)next->ctx)->q.head);
+    }
+  }
   assert(q->head && q->head->t_arr == evl->now);
   p = netsim_queue_pop(q);
   if (q->head) {

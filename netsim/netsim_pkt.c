@@ -9,6 +9,7 @@
 #include "netsim_pkt.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <string.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -28,11 +29,16 @@
 #  define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
+/* The layout netsim.h describes: a hop touches line 0, a receiver line 1
+   (an SRD data header fits in line 1 inline). */
+_Static_assert(offsetof(netsim_pkt, payload_len) == 64, "line 1");
+_Static_assert(offsetof(netsim_pkt, inl) + 48 == 128, "inline in line 1");
+_Static_assert(sizeof(netsim_pkt) == 192, "three lines");
+
 int netsim_pktpool_new(netsim_pktpool **ppool, uint32_t n_pkts,
                        uint32_t payload_max, uint32_t n_payloads,
                        const netsim_mem *mem) {
   netsim_pktpool *pool;
-  uint32_t i;
 
   if (mem == NULL) {
     mem = netsim_mem_default();
@@ -70,16 +76,8 @@ int netsim_pktpool_new(netsim_pktpool **ppool, uint32_t n_pkts,
   }
   pool->payload_max = payload_max;
   pool->n_payloads = n_payloads;
-  /* Hand out low addresses first. */
-  for (i = 0; i < n_pkts; ++i) {
-    pool->pkts[i].state = NETSIM_PKT_STATE_FREE;
-    pool->free[i] = &pool->pkts[n_pkts - 1 - i];
-  }
-  pool->nfree = n_pkts;
-  for (i = 0; i < n_payloads; ++i) {
-    pool->pfree[i] = n_payloads - 1 - i;
-  }
-  pool->npfree = n_payloads;
+  /* Nothing is written to the arrays here (see netsim_pktpool): fresh
+     packets and buffers are handed out from low addresses up. */
   POISON(pool->pkts, sizeof(*pool->pkts) * n_pkts);
   POISON(pool->payloads, (size_t)payload_max * n_payloads);
   *ppool = pool;
@@ -100,21 +98,28 @@ void netsim_pktpool_del(netsim_pktpool *pool) {
 }
 
 uint32_t netsim_pktpool_in_use(const netsim_pktpool *pool) {
-  return pool->n - pool->nfree;
+  return pool->fresh - pool->nfree;
 }
 
 int netsim_pkt_alloc(netsim_pktpool *pool, netsim_pkt **ppkt) {
   netsim_pkt *p;
 
-  if (pool->nfree == 0) {
+  if (pool->nfree) {
+    p = pool->free[--pool->nfree];
+    UNPOISON(p, sizeof(*p));
+    assert(p->state == NETSIM_PKT_STATE_FREE);
+  } else if (pool->fresh < pool->n) {
+    p = &pool->pkts[pool->fresh++];
+    UNPOISON(p, sizeof(*p));
+  } else {
     return NETSIM_ERR_POOL;
   }
-  p = pool->free[--pool->nfree];
-  UNPOISON(p, sizeof(*p));
-  assert(p->state == NETSIM_PKT_STATE_FREE);
-  memset(p, 0, sizeof(*p));
+  memset(p, 0, offsetof(netsim_pkt, inl));
   p->state = NETSIM_PKT_STATE_USED;
   p->payload_idx = UINT32_MAX;
+  p->payload = NULL;
+  p->tag = 0;
+  p->t_sent = 0;
   *ppkt = p;
   return 0;
 }
@@ -133,18 +138,27 @@ void netsim_pkt_free(netsim_pktpool *pool, netsim_pkt *pkt) {
 
 int netsim_pkt_payload(netsim_pktpool *pool, netsim_pkt *pkt, uint32_t len,
                        uint8_t **pbuf) {
-  if (len > pool->payload_max) {
+  if (pkt->payload_idx == UINT32_MAX && len <= NETSIM_PKT_INLINE) {
+    pkt->payload = pkt->inl;
+  } else if (len > pool->payload_max) {
     return NETSIM_ERR_INVAL;
-  }
-  if (pkt->payload_idx == UINT32_MAX) {
+  } else if (pkt->payload_idx == UINT32_MAX) {
     uint32_t idx;
-    if (pool->npfree == 0) {
+    uint8_t *buf;
+    if (pool->npfree) {
+      idx = pool->pfree[--pool->npfree];
+    } else if (pool->pfresh < pool->n_payloads) {
+      idx = pool->pfresh++;
+    } else {
       return NETSIM_ERR_POOL;
     }
-    idx = pool->pfree[--pool->npfree];
+    buf = pool->payloads + (size_t)idx * pool->payload_max;
+    UNPOISON(buf, pool->payload_max);
+    if (pkt->payload == pkt->inl) {
+      memcpy(buf, pkt->inl, pkt->payload_len);
+    }
     pkt->payload_idx = idx;
-    pkt->payload = pool->payloads + (size_t)idx * pool->payload_max;
-    UNPOISON(pkt->payload, pool->payload_max);
+    pkt->payload = buf;
   }
   pkt->payload_len = len;
   if (pbuf) {

@@ -17,17 +17,23 @@ struct netsim_pktpool {
   netsim_pkt *pkts;
   void *pkts_mem;
   uint32_t n;
-  /* free is a stack of |nfree| free packets (last freed, first reused:
-     its memory is still in cache). */
+  /* free is a stack of |nfree| freed packets (last freed, first reused:
+     its memory is still in cache); packets from |fresh| on were never
+     used, and are handed out in order when the stack is empty.  Memory
+     is thus written only as far as the pool is used: a pool sized for the
+     worst case costs address space, not resident memory. */
   netsim_pkt **free;
   uint32_t nfree;
+  uint32_t fresh;
   /* payloads is |n_payloads| buffers of |payload_max| bytes; pfree is the
-     stack of |npfree| free buffer indices. */
+     stack of |npfree| freed buffer indices, and buffers from |pfresh| on
+     were never used (as for packets). */
   uint8_t *payloads;
   uint32_t payload_max;
   uint32_t n_payloads;
   uint32_t *pfree;
   uint32_t npfree;
+  uint32_t pfresh;
 };
 
 #endif /* NETSIM_PKT_H */

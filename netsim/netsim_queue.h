@@ -8,7 +8,9 @@
  * therefore holds every packet the link owns, in order: those on the wire
  * (t_fin <= now < t_arr), then the queue proper (t_fin > now), whose head
  * is |qhead|.  Occupancy is brought up to date lazily, by
- * netsim_queue_advance, whenever it is read.
+ * netsim_queue_advance, whenever it is read or could decide an admission
+ * (netsim_link_send); until then |qhead| may lag behind packets already on
+ * the wire, and bytes and pkts count them too.
  */
 #ifndef NETSIM_QUEUE_H
 #define NETSIM_QUEUE_H
@@ -19,8 +21,9 @@ typedef struct netsim_queue {
   /* head and tail: every packet on the link, oldest first. */
   netsim_pkt *head;
   netsim_pkt *tail;
-  /* qhead is the first packet not yet fully serialised (NULL: none) and
-     qhead_fin its t_fin. */
+  /* qhead is the first packet not yet fully serialised, or one before it
+     (see above; NULL: none), and qhead_fin when its serialisation
+     ends. */
   netsim_pkt *qhead;
   netsim_time qhead_fin;
   /* bytes and pkts: the occupancy from qhead on. */
@@ -72,12 +75,14 @@ static inline int netsim_queue_admit(const netsim_queue *q,
   return NETSIM_QUEUE_ADMIT;
 }
 
-/* netsim_queue_push appends |pkt| (t_fin and t_arr set). */
-static inline void netsim_queue_push(netsim_queue *q, netsim_pkt *pkt) {
+/* netsim_queue_push appends |pkt|, whose serialisation ends at |fin|
+   (t_arr set). */
+static inline void netsim_queue_push(netsim_queue *q, netsim_pkt *pkt,
+                                     netsim_time fin) {
   pkt->next = NULL;
   if (q->tail) {
     q->tail->next = pkt;
-    q->tail->t_next_fin = pkt->t_fin;
+    q->tail->t_next_fin = fin;
     q->tail->t_next_arr = pkt->t_arr;
   } else {
     q->head = pkt;
@@ -85,7 +90,7 @@ static inline void netsim_queue_push(netsim_queue *q, netsim_pkt *pkt) {
   q->tail = pkt;
   if (q->qhead == NULL) {
     q->qhead = pkt;
-    q->qhead_fin = pkt->t_fin;
+    q->qhead_fin = fin;
   }
   q->bytes += pkt->size;
   ++q->pkts;

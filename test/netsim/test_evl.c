@@ -3,7 +3,9 @@
  * order (also for events scheduled from callbacks), cancellation and
  * stopping, moving and re-arming timers (also from their own callbacks),
  * pool exhaustion as a clean error, run_until and the clock, sequence
- * renumbering, and a seeded random comparison against a sorted-list model.
+ * renumbering, the bucket width following the event rate, and seeded random
+ * comparisons against a sorted-list model, with times in the current
+ * bucket, across the wheel and beyond it, while the bucket width changes.
  */
 #include "nstest.h"
 
@@ -317,7 +319,10 @@ static void test_evl_renumber(void **state) {
   /* Equal-time ties must survive the sequence space running out. */
   evl->seq = NETSIM_EVL_SEQ_LIMIT - 20;
   for (i = 0; i < 40; ++i) {
-    NS_OK(netsim_evl_schedule(evl, 100 + (i % 3), log_cb, NULL, i, NULL));
+    /* Three times in the current bucket, in the wheel and beyond it. */
+    static const netsim_time base[3] = {100, 100 * NETSIM_NS, 1 * NETSIM_MS};
+    NS_OK(netsim_evl_schedule(evl, base[(i / 3) % 3] + (i % 3), log_cb, NULL, i,
+                              NULL));
   }
   assert_true(evl->seq < 100);
   netsim_evl_run_until(evl, NETSIM_TIME_NONE);
@@ -397,12 +402,39 @@ static void model_cb(netsim_evl *evl, netsim_timer *tm, void *ctx,
   }
 }
 
-static void test_evl_random_vs_model(void **state) {
+/* model_next returns the model's earliest time, or NETSIM_TIME_NONE. */
+static netsim_time model_next(void) {
+  netsim_time t = NETSIM_TIME_NONE;
+  size_t i;
+
+  for (i = 0; i < n_model; ++i) {
+    if (model[i].at < t) {
+      t = model[i].at;
+    }
+  }
+  return t;
+}
+
+/* model_at returns timer |id|'s time in the model, or NETSIM_TIME_NONE. */
+static netsim_time model_at(uint64_t id) {
+  size_t i;
+
+  for (i = 0; i < n_model; ++i) {
+    if (model[i].id == id) {
+      return model[i].at;
+    }
+  }
+  return NETSIM_TIME_NONE;
+}
+
+/* random_vs_model runs random operations against the model.  With
+   |spread|, times reach across the wheel and beyond it, and the bucket
+   width is changed now and then, as the list does by itself. */
+static void random_vs_model(const char *name, int spread) {
   netsim_evl *evl;
   int round, op;
 
-  (void)state;
-  rnd_state = tu_seed("test_evl_random_vs_model");
+  rnd_state = tu_seed(name);
   for (round = 0; round < 20; ++round) {
     size_t i;
     evl = mk(256);
@@ -417,6 +449,16 @@ static void test_evl_random_vs_model(void **state) {
       netsim_time now = netsim_evl_now(evl);
       netsim_time at = now + (r >> 8) % 16;
       uint32_t k;
+      if (spread) {
+        /* The current bucket, the wheel (4096 buckets of 2^8 to 2^24 ps
+           below), or beyond. */
+        static const netsim_time span[4] = {16, 1u << 20, 1ULL << 28,
+                                            1ULL << 40};
+        at = now + (r >> 16) % span[(r >> 8) & 3];
+        if ((r >> 12) % 64 == 0) {
+          netsim_evl_set_width(evl, 8 + (uint32_t)((r >> 20) % 17));
+        }
+      }
       switch (r % 6) {
       case 0:
         k = (uint32_t)((r >> 32) % 32);
@@ -449,9 +491,58 @@ static void test_evl_random_vs_model(void **state) {
         break;
       }
       tu_assert(netsim_evl_pending(evl) == n_model);
+      tu_assert(netsim_evl_next_time(evl) == model_next());
+      k = (uint32_t)((r >> 40) % 32);
+      tu_assert(netsim_evl_timer_expiry(evl, &mtm[k]) == model_at(k));
     }
     netsim_evl_run_until(evl, NETSIM_TIME_NONE);
     tu_assert(n_model == 0);
+    netsim_evl_del(evl);
+  }
+}
+
+static void test_evl_random_vs_model(void **state) {
+  (void)state;
+  random_vs_model("test_evl_random_vs_model", 0);
+}
+
+static void test_evl_random_spread_vs_model(void **state) {
+  (void)state;
+  random_vs_model("test_evl_random_spread_vs_model", 1);
+}
+
+/* tick_cb re-arms itself |period| ps later (ctx), arg times. */
+static void tick_cb(netsim_evl *evl, netsim_timer *tm, void *ctx,
+                    uint64_t arg) {
+  const netsim_time *period = ctx;
+
+  ++n_fired;
+  if (n_fired < arg) {
+    NS_OK(netsim_evl_timer_set(evl, tm, netsim_evl_now(evl) + *period));
+  }
+}
+
+static void test_evl_width_follows_rate(void **state) {
+  static const netsim_time period[2] = {1 * NETSIM_US, 100};
+  int i;
+
+  (void)state;
+  for (i = 0; i < 2; ++i) {
+    netsim_evl *evl = mk(0);
+    netsim_timer tm[4];
+    uint32_t j;
+    for (j = 0; j < 4; ++j) {
+      netsim_timer_init(&tm[j], tick_cb, (void *)&period[i], 40000);
+      NS_OK(netsim_evl_timer_set(evl, &tm[j], j));
+    }
+    netsim_evl_run_until(evl, NETSIM_TIME_NONE);
+    assert_int_equal(netsim_evl_count(evl), 40000 + 3);
+    /* Four events a period: a bucket of about 8 events is two periods. */
+    if (i == 0) {
+      assert_true(evl->wshift >= 20 && evl->wshift <= 22);
+    } else {
+      assert_int_equal(evl->wshift, NETSIM_EVL_WSHIFT_MIN);
+    }
     netsim_evl_del(evl);
   }
 }
@@ -467,6 +558,8 @@ int main(void) {
       cmocka_unit_test(test_evl_run_until_clock),
       cmocka_unit_test(test_evl_renumber),
       cmocka_unit_test(test_evl_random_vs_model),
+      cmocka_unit_test(test_evl_random_spread_vs_model),
+      cmocka_unit_test(test_evl_width_follows_rate),
   };
   return cmocka_run_group_tests_name("netsim_evl", tests, NULL, NULL);
 }

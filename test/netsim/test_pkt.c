@@ -1,8 +1,9 @@
 /*
  * test_pkt.c: the packet pool: allocation hands out zeroed packets,
  * exhaustion is a clean NETSIM_ERR_POOL (for packets and for payload
- * buffers), freeing returns both, payloads are bounded by payload_max, and
- * a simulation whose pool runs dry keeps running.
+ * buffers), freeing returns both, payloads are bounded by payload_max,
+ * short payloads travel inline (and move to a pool buffer when they grow),
+ * and a simulation whose pool runs dry keeps running.
  */
 #include "nstest.h"
 
@@ -88,18 +89,42 @@ static void test_pkt_payload(void **state) {
   NS_OK(netsim_pkt_payload(pool, a, 100, &buf2));
   assert_ptr_equal(buf, buf2);
   assert_int_equal(a->payload_len, 100);
-  NS_OK(netsim_pkt_payload(pool, b, 0, &buf2));
+  NS_OK(netsim_pkt_payload(pool, b, NETSIM_PKT_INLINE + 1, &buf2));
   assert_ptr_not_equal(buf, buf2);
   /* Two buffers only. */
-  assert_int_equal(netsim_pkt_payload(pool, c, 10, &buf2), NETSIM_ERR_POOL);
+  assert_int_equal(netsim_pkt_payload(pool, c, NETSIM_PKT_INLINE + 1, &buf2),
+                   NETSIM_ERR_POOL);
   assert_null(c->payload);
-  /* Freeing a packet frees its buffer. */
+  /* A short payload needs no buffer: it travels in the packet. */
+  NS_OK(netsim_pkt_payload(pool, c, NETSIM_PKT_INLINE, &buf2));
+  assert_ptr_equal(buf2, c->inl);
+  assert_int_equal(c->payload_len, NETSIM_PKT_INLINE);
+  memset(buf2, 0x5A, NETSIM_PKT_INLINE);
+  /* Freeing a packet frees its buffer; a payload that outgrows the packet
+     moves, bytes and all, to a pool buffer. */
   netsim_pkt_free(pool, a);
+  NS_OK(netsim_pkt_payload(pool, c, 200, &buf2));
+  assert_ptr_equal(buf2, buf);
+  assert_ptr_equal(c->payload, buf);
+  assert_int_equal(c->payload_len, 200);
+  assert_int_equal(buf2[0], 0x5A);
+  assert_int_equal(buf2[NETSIM_PKT_INLINE - 1], 0x5A);
+  /* ...and keeps it when it shrinks again. */
   NS_OK(netsim_pkt_payload(pool, c, 10, &buf2));
   assert_ptr_equal(buf2, buf);
   netsim_pkt_free(pool, b);
   netsim_pkt_free(pool, c);
   assert_int_equal(netsim_pktpool_in_use(pool), 0);
+  netsim_pktpool_del(pool);
+
+  /* A pool without payload buffers still carries short payloads. */
+  NS_OK(netsim_pktpool_new(&pool, 1, 0, 0, NULL));
+  NS_OK(netsim_pkt_alloc(pool, &a));
+  NS_OK(netsim_pkt_payload(pool, a, 16, &buf));
+  assert_ptr_equal(buf, a->inl);
+  assert_int_equal(netsim_pkt_payload(pool, a, NETSIM_PKT_INLINE + 1, &buf),
+                   NETSIM_ERR_INVAL);
+  netsim_pkt_free(pool, a);
   netsim_pktpool_del(pool);
 }
 

@@ -1335,7 +1335,10 @@ int sim_run(const sim_scn *s, uint32_t tri, const sim_run_opts *o,
   netsim_settings_default(&set);
   set.seed = s->seed;
   set.max_pkts = s->n_hosts * s->pkts_per_host + 4096;
-  set.payload_max = 128;
+  /* Payloads are transport headers: SRD data headers travel inline in the
+     packet; ACKs (up to about 180 bytes with their echoes) and TCP's
+     96-byte header use a pool buffer, which is touched only when used. */
+  set.payload_max = 192;
   set.max_payloads = set.max_pkts;
   set.max_events = 4096 + 4 * SCN_MAX_FAULTS * 64;
   set.reconverge = s->reconverge;

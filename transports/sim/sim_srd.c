@@ -12,8 +12,10 @@
  * slot, so the driver knows which message a packet belongs to without
  * looking into the engine.  The netsim packet carries only the SRD header
  * (in a pool buffer, or a side buffer for the rare header too large for
- * one) and the payload's length; the receiver hands the engine arena bytes
- * of that length as the payload.  Payload contents are not what the
+ * one) and the payload's length; the receiver gives the engine the payload
+ * by length only (srd_ep_read_pktv with a NULL payload), which the engine
+ * accounts for without copying, so neither the arena nor the receive
+ * buffer is ever read or written.  Payload contents are not what the
  * simulator studies (the engine's own tests check every byte).
  *
  * Which message a receive completion is.  A receive completion names the
@@ -56,6 +58,9 @@ typedef struct shost {
   netsim_host *nh;
   netsim_link *nic;
   uint64_t nic_rate;
+  /* nic_half is how long the NIC takes to send half of nic_limit_bytes at
+     nic_rate. */
+  netsim_time nic_half;
   uint32_t idx;
   srd_ep *ep;
   netsim_timer tm;
@@ -349,10 +354,9 @@ static uint32_t send_pkt(shost *h, const srd_path *path, size_t hdrlen,
       return 0;
     }
     memcpy(side_buf(t, si), t->hdr, hdrlen);
-    p->payload_len = (uint32_t)hdrlen;
+    p->tag = hdrlen;
     p->flow = SIDE_FLAG | si;
   }
-  p->tag = iov->len;
   if (iov->len > 0) {
     /* A data fragment: which message is it? (see the top comment) */
     size_t off = (size_t)((const uint8_t *)iov->base - t->arena);
@@ -397,7 +401,7 @@ static void flush(shost *h) {
 
     if (q >= limit) {
       netsim_time free_at = netsim_host_tx_free_at(h->nh);
-      netsim_time half = netsim_time_tx(limit / 2, h->nic_rate);
+      netsim_time half = h->nic_half;
       h->nic_wake = free_at > half ? free_at - half : 0;
       if (h->nic_wake <= netsim_sim_now(t->x.sim)) {
         h->nic_wake = netsim_sim_now(t->x.sim) + 1;
@@ -536,13 +540,19 @@ static void on_rx(netsim_sim *sim, netsim_host *nh, netsim_pkt *pkt,
   sim_srd *t = h->t;
   uint32_t src = pkt->key.src - NETSIM_ADDR_BASE;
   const uint8_t *hdr;
+  size_t hdrlen, plen;
   srd_path path;
 
   (void)nh;
+  /* The header is in the packet's second cache line (netsim_pkt_data) or,
+     if too large for a pool buffer, in a side buffer; the payload's length
+     is what the packet's size leaves (see send_pkt). */
   if (pkt->flow & SIDE_FLAG) {
     hdr = side_buf(t, pkt->flow & ~SIDE_FLAG);
+    hdrlen = (size_t)pkt->tag;
   } else {
-    hdr = pkt->payload;
+    hdr = netsim_pkt_data(pkt);
+    hdrlen = pkt->payload_len;
   }
   if (src == h->last_src) {
     path.peer = h->last_peer;
@@ -554,9 +564,13 @@ static void on_rx(netsim_sim *sim, netsim_host *nh, netsim_pkt *pkt,
     }
   }
   path.path = (uint16_t)(pkt->key.sport - t->cfg.sport_base);
-  if (path.peer != NO_PEER && hdr != NULL && pkt->tag <= t->arena_len) {
-    (void)srd_ep_read_pktv(h->ep, &path, hdr, pkt->payload_len, t->arena,
-                           (size_t)pkt->tag, now_ns(t));
+  plen = hdrlen + SIMX_ETH_IP_OVERHEAD + 8 <= pkt->size
+             ? pkt->size - hdrlen - SIMX_ETH_IP_OVERHEAD - 8
+             : SIZE_MAX;
+  if (path.peer != NO_PEER && hdr != NULL && plen <= t->arena_len) {
+    /* The payload by length only: the engine accounts for it without
+       copying (see the top comment). */
+    (void)srd_ep_read_pktv(h->ep, &path, hdr, hdrlen, NULL, plen, now_ns(t));
   }
   if (pkt->flow & SIDE_FLAG) {
     side_put(t, pkt->flow & ~SIDE_FLAG);
@@ -746,6 +760,7 @@ static int host_init(sim_srd *t, shost *h, uint32_t idx, char *err,
     netsim_link_info li;
     netsim_link_get_info(h->nic, &li);
     h->nic_rate = li.rate_bps;
+    h->nic_half = netsim_time_tx(t->cfg.nic_limit_bytes / 2, h->nic_rate);
   }
   netsim_host_set_rx(h->nh, on_rx, h);
   return 0;
@@ -834,7 +849,6 @@ int sim_srd_new(simx **px, netsim_sim *sim, const sim_srd_cfg *c,
     srd_del(&t->x);
     return NETSIM_ERR_NOMEM;
   }
-  memset(t->arena, 0xA5, t->arena_len);
   for (i = 0; i < t->n_hosts; ++i) {
     rv = host_init(t, &t->hosts[i], i, err, errlen);
     if (rv != 0) {
