@@ -135,12 +135,12 @@ static void test_uring_busy_poll_peers(void **state) {
   assert_int_equal(xt_server_start(&b, &sc, 30000 + 4), 0);
   assert_int_equal(xport_open(&x, &cc), 0);
   printf("  %s\n", xport_describe(x));
-  assert_int_equal(
-      xport_add_peer(x, (struct sockaddr *)&a.addr, a.alen, &pa), 0);
+  assert_int_equal(xport_add_peer(x, (struct sockaddr *)&a.addr, a.alen, &pa),
+                   0);
   xt_echo_run(x, pa, 100, 30000, 8, seed, &r, &bufs[0]);
   assert_clean(&r, 100);
-  assert_int_equal(
-      xport_add_peer(x, (struct sockaddr *)&b.addr, b.alen, &pb), 0);
+  assert_int_equal(xport_add_peer(x, (struct sockaddr *)&b.addr, b.alen, &pb),
+                   0);
   xt_echo_run(x, pb, 100, 30000, 8, seed + 1, &r, &bufs[1]);
   assert_clean(&r, 100);
   xt_echo_run(x, pa, 100, 30000, 8, seed + 2, &r, &bufs[2]);

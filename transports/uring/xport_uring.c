@@ -212,7 +212,7 @@ typedef struct xport_uring {
   /* peek: the ring raises IORING_SQ_TASKRUN when completions wait to be
      run (TASKRUN_FLAG), so a poll enters the kernel only then. */
   int peek;
-  unsigned rx_disarmed; /* sockets whose multishot receive ended */
+  unsigned rx_disarmed;  /* sockets whose multishot receive ended */
   uint64_t direct_sends; /* sendmsg(2) calls of our own (submit_msg) */
   /* direct_rx (busy-poll): socket 0, where every peer sends, is read with
      recvmmsg(2) on every poll instead of through the ring (direct_poll);
@@ -640,10 +640,9 @@ static int setup_oneshot(xport_uring *x) {
   }
   for (i = 0; i < x->nslots; ++i) {
     x->slots[i].buf = x->rxmem + (size_t)i * x->bufsz;
-    x->slots[i].sock = x->direct_rx ? (uint16_t)(i + 1)
-                       : i < ONESHOT_DEPTH
-                           ? 0
-                           : (uint16_t)(i - ONESHOT_DEPTH + 1);
+    x->slots[i].sock = x->direct_rx        ? (uint16_t)(i + 1)
+                       : i < ONESHOT_DEPTH ? 0
+                                           : (uint16_t)(i - ONESHOT_DEPTH + 1);
     if (arm_oneshot(x, i) != 0) {
       return -EBUSY;
     }
@@ -1103,8 +1102,8 @@ static void direct_poll(xport_uring *x, uint64_t now) {
       for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
         parse_cmsg(x, c, &gs, &arrival);
       }
-      input_datagram(x, 0, mh->msg_name, mh->msg_namelen, gs,
-                     x->dslots[i].buf, mm[i].msg_len, arrival, now);
+      input_datagram(x, 0, mh->msg_name, mh->msg_namelen, gs, x->dslots[i].buf,
+                     mm[i].msg_len, arrival, now);
     }
     for (i = 0; i < (unsigned)n; ++i) { /* the kernel wrote them */
       mm[i].msg_hdr.msg_namelen = sizeof(x->dslots[i].name);
@@ -1340,19 +1339,19 @@ static int uring_peer_addr(xport *xp, xport_peer peer,
 static const char *uring_describe(xport *xp) {
   xport_uring *x = (xport_uring *)xp;
 
-  snprintf(
-      x->desc, sizeof(x->desc),
-      "srd over UDP/io_uring: %u paths (ports %u-%u), burst %u%s, mtu "
-      "%u, %s, %s, ring %s, %s",
-      x->nfd, x->port0, x->port0 + x->nfd - 1, x->burst,
-      x->gso ? " (UDP GSO)" : " (no GSO)", x->mtu, x->gro ? "GRO" : "no GRO",
-      x->direct_rx  ? "recvmmsg on the base port"
-      : x->multishot ? "multishot recvmsg + buffer ring"
-                     : "one-shot recvmsg",
-      (x->ring_flags & IORING_SETUP_DEFER_TASKRUN)  ? "defer_taskrun"
-      : (x->ring_flags & IORING_SETUP_COOP_TASKRUN) ? "coop_taskrun"
-                                                    : "plain",
-      x->cfg.busy_poll ? "busy-poll" : "blocking");
+  snprintf(x->desc, sizeof(x->desc),
+           "srd over UDP/io_uring: %u paths (ports %u-%u), burst %u%s, mtu "
+           "%u, %s, %s, ring %s, %s",
+           x->nfd, x->port0, x->port0 + x->nfd - 1, x->burst,
+           x->gso ? " (UDP GSO)" : " (no GSO)", x->mtu,
+           x->gro ? "GRO" : "no GRO",
+           x->direct_rx   ? "recvmmsg on the base port"
+           : x->multishot ? "multishot recvmsg + buffer ring"
+                          : "one-shot recvmsg",
+           (x->ring_flags & IORING_SETUP_DEFER_TASKRUN)  ? "defer_taskrun"
+           : (x->ring_flags & IORING_SETUP_COOP_TASKRUN) ? "coop_taskrun"
+                                                         : "plain",
+           x->cfg.busy_poll ? "busy-poll" : "blocking");
   return x->desc;
 }
 
