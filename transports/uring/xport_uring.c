@@ -339,6 +339,9 @@ static int find_peer(xport_uring *x, const void *sav) {
          check them all only when more than one peer exists. */
       best = (int)i;
       best_base = b;
+      if (x->npeers == 1) {
+        return best;
+      }
     }
   }
   for (i = 0; i < x->max_peers; ++i) {
@@ -1137,8 +1140,8 @@ static int uring_progress(xport *xp, uint64_t timeout_ns) {
     x->rt_valid = 0;
     /* What the user posted since the last call leaves first: a reply
        posted on a message just received does not wait behind the poll
-       for the next datagram. */
-    sent = pass == 0 ? output(x, tnow(x, now)) : 0;
+       for the next datagram.  (A busy poll sent it when it was posted.) */
+    sent = pass == 0 && !x->cfg.busy_poll ? output(x, tnow(x, now)) : 0;
     /* Enter the kernel to run the receive task work and submit re-arms,
        when there is any: a busy poll that finds nothing costs no system
        call. */
