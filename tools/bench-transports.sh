@@ -10,7 +10,7 @@
 # missing.  Every run is bounded by count and time.
 set -u
 BIN=${1:-build/bin}
-REPS=${REPS:-3}
+REPS=${REPS:-5}
 PERF=$BIN/srd-perf
 UDP=$BIN/udp-baseline
 for b in "$PERF" "$UDP"; do
