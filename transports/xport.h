@@ -95,7 +95,10 @@ typedef struct xport_config {
   uint32_t max_sends;
   uint32_t max_recvs;
   /* busy_poll: xport_progress never sleeps (latency mode); otherwise it
-     sleeps in the kernel (io_uring, poll) until work or the timeout. */
+     sleeps in the kernel (io_uring, poll) until work or the timeout.  The
+     srd backend's busy poll also sends a message inside xport_post_send
+     (latency over batching) and reads its base port with recvmmsg(2)
+     rather than through the ring (docs/transports.md). */
   int busy_poll;
   /* seed seeds the srd engine and the impairment layer; 0 draws a fresh
      one from getrandom(2).  Two endpoints that talk to each other need
