@@ -218,6 +218,7 @@ typedef struct xport_uring {
      recvmmsg(2) on every poll instead of through the ring (direct_poll);
      the other sockets, which only send, keep their ring receive. */
   int direct_rx;
+  unsigned rx_hits; /* direct_poll: polls in a row that found datagrams */
   /* With a single peer, the sockets but the base one (which hears every
      peer) are connected to it, and their sends name no address: the
      kernel then reuses the socket's route instead of looking one up per
@@ -1087,7 +1088,18 @@ static void direct_poll(xport_uring *x, uint64_t now) {
   int n;
 
   for (round = 0; round < DIRECT_ROUNDS; ++round) {
-    n = recvmmsg(x->fd[0], mm, DIRECT_BATCH, MSG_DONTWAIT, NULL);
+    if (x->rx_hits < 2) {
+      /* Sparse traffic (a ping-pong): one recvmsg(2), which does not
+         look for a second datagram the way recvmmsg(2) does. */
+      ssize_t r = recvmsg(x->fd[0], &mm[0].msg_hdr, MSG_DONTWAIT);
+      mm[0].msg_len = r > 0 ? (unsigned)r : 0;
+      n = r >= 0 ? 1 : -1;
+    } else {
+      n = recvmmsg(x->fd[0], mm, DIRECT_BATCH, MSG_DONTWAIT, NULL);
+    }
+    /* Polls in a row that found something: dense traffic is read in
+       batches, and a batch that is not full ends it. */
+    x->rx_hits = n <= 0 ? 0 : n == 1 && x->rx_hits >= 2 ? 0 : x->rx_hits + 1;
     if (n <= 0) {
       return; /* EAGAIN: nothing waits; other errors are the next poll's */
     }
