@@ -1360,7 +1360,7 @@ static const char *uring_describe(xport *xp) {
            x->nfd, x->port0, x->port0 + x->nfd - 1, x->burst,
            x->gso ? " (UDP GSO)" : " (no GSO)", x->mtu,
            x->gro ? "GRO" : "no GRO",
-           x->direct_rx   ? "recvmmsg on the base port"
+           x->direct_rx   ? "recvmsg/recvmmsg on the base port"
            : x->multishot ? "multishot recvmsg + buffer ring"
                           : "one-shot recvmsg",
            (x->ring_flags & IORING_SETUP_DEFER_TASKRUN)  ? "defer_taskrun"
