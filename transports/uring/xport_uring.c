@@ -83,8 +83,10 @@
 #define ONESHOT_DEPTH 64
 /* Memory for receive buffers. */
 #define RX_MEM_BYTES (8u << 20)
-/* A passive peer that has not completed its handshake by then is
-   dropped (a forged or abandoned handshake must not hold a slot). */
+/* A passive peer that is not established and has sent nothing for that
+   long is dropped (a forged or abandoned handshake must not hold a slot).
+   Silence, not age: a client restarted on the same ports re-handshakes
+   on an old slot, and must not lose it halfway. */
 #define PASSIVE_HS_TIMEOUT_NS (2ull * 1000000000ull)
 /* The handshake request as the driver recognises it (protocol.md 2.4). */
 #define HS_REQ_TYPE 3
@@ -111,7 +113,7 @@ typedef struct upeer {
   int passive;
   struct sockaddr_storage addr; /* the peer's base port */
   socklen_t alen;
-  uint64_t created;
+  uint64_t last_rx; /* the last datagram from it (or its creation) */
 } upeer;
 
 typedef struct txpkt {
@@ -418,7 +420,7 @@ static int new_peer(xport_uring *x, const struct sockaddr_storage *ss,
   x->peers[id].passive = passive;
   memcpy(&x->peers[id].addr, ss, len);
   x->peers[id].alen = len;
-  x->peers[id].created = xport_now();
+  x->peers[id].last_rx = xport_now();
   ++x->npeers;
   connect_sends(x);
   *ppeer = id;
@@ -463,12 +465,12 @@ static void gc_passive(xport_uring *x, uint64_t now) {
   x->last_gc = now;
   for (i = 0; i < x->max_peers; ++i) {
     upeer *p = &x->peers[i];
-    if (!p->used || !p->passive || now - p->created < PASSIVE_HS_TIMEOUT_NS) {
+    if (!p->used || !p->passive || now - p->last_rx < PASSIVE_HS_TIMEOUT_NS) {
       continue;
     }
     if (srd_ep_get_peer_stats(x->ep, i, &st) == 0 &&
         st.state != SRD_PEER_STATE_ESTABLISHED) {
-      xlog(x, "dropping peer %s: handshake not completed in 2 s",
+      xlog(x, "dropping peer %s: no handshake completed, and silent for 2 s",
            xport_format_addr((struct sockaddr *)&p->addr, a, sizeof(a)));
       srd_ep_remove_peer(x->ep, i, now);
       p->used = 0;
@@ -532,6 +534,7 @@ static void input_datagram(xport_uring *x, uint16_t sock, const void *name,
     }
     pi = (int)id;
   }
+  x->peers[pi].last_rx = now;
   /* A datagram that arrived after |now| was taken keeps its own, later
      time (clamping it to |now| would overstate the hold time the ACK
      reports, and so understate the sender's RTT sample); the engine's
@@ -1373,6 +1376,44 @@ static const char *uring_describe(xport *xp) {
 /* ------------------------------------------------------------------------ */
 /* Open and close                                                           */
 
+/* quiesce_ring cancels every request still in the ring and waits (at
+   most ~100 ms) until they completed.  A request holds its socket: left
+   to the ring's asynchronous teardown, the ports stay bound for a while
+   after close, and a process restarted on the same ports (srd-perf
+   --local-port) fails to bind them. */
+static void quiesce_ring(xport_uring *x) {
+  struct io_uring_sync_cancel_reg reg;
+  struct io_uring_cqe *cqe;
+  int tries;
+
+  memset(&reg, 0, sizeof(reg));
+  reg.flags = IORING_ASYNC_CANCEL_ANY;
+  reg.timeout.tv_sec = 0;
+  reg.timeout.tv_nsec = 100000000;
+  if (io_uring_register_sync_cancel(&x->ring, &reg) < 0) {
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&x->ring);
+    if (sqe == NULL) {
+      return;
+    }
+    io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+    io_uring_sqe_set_data64(sqe, 0);
+  }
+  /* Run the cancelled requests' completions (DEFER_TASKRUN runs them
+     only when this thread enters) and drop them. */
+  for (tries = 0; tries < 100; ++tries) {
+    struct __kernel_timespec ts = {0, 1000000};
+    unsigned head, n = 0;
+    io_uring_submit_and_wait_timeout(&x->ring, &cqe, 1, &ts, NULL);
+    io_uring_for_each_cqe(&x->ring, head, cqe) {
+      ++n;
+    }
+    io_uring_cq_advance(&x->ring, n);
+    if (n == 0) {
+      break;
+    }
+  }
+}
+
 static void uring_close(xport *xp) {
   xport_uring *x = (xport_uring *)xp;
   uint32_t i;
@@ -1381,6 +1422,7 @@ static void uring_close(xport *xp) {
     return;
   }
   if (x->ring.ring_fd > 0) {
+    quiesce_ring(x);
     io_uring_queue_exit(&x->ring);
   }
   for (i = 0; i < x->nfd; ++i) {
