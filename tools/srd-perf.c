@@ -855,6 +855,7 @@ typedef struct rbuf {
   uint8_t *p;
   size_t cap;
   int echo;                 /* lat: being echoed */
+  uint64_t gen;             /* the session it was echoed in */
   struct rbuf *prev, *next; /* every live buffer, freed at the end */
 } rbuf;
 
@@ -880,6 +881,7 @@ typedef struct server {
   /* control replies */
   uint8_t *cbuf[8];
   int cbusy[8];
+  uint64_t cgen[8]; /* the session each reply was sent in */
   int bye;
 } server;
 
@@ -934,14 +936,19 @@ static void srv_reply(server *s, xport_peer peer, const ctl *c) {
   if (xport_post_send(s->x, peer, s->cbuf[i], CTL_SIZE,
                       (void *)(uintptr_t)(i + 1)) == 0) {
     s->cbusy[i] = 1;
+    s->cgen[i] = s->sessions;
   }
 }
 
-static void srv_end_session(server *s, const char *why) {
+/* srv_end_session ends the session; the peer is forgotten unless
+   |keep_peer|: a client restarted on the same ports (a new incarnation)
+   has taken it over. */
+static void srv_end_session(server *s, const char *why, int keep_peer) {
   char a[80];
   struct sockaddr_storage ss;
   socklen_t l;
 
+  s->bye = 0;
   if (!s->active) {
     return;
   }
@@ -953,7 +960,9 @@ static void srv_end_session(server *s, const char *why) {
     }
     fprintf(stderr, "%s: client %s: %s\n", prog, a, why);
   }
-  xport_remove_peer(s->x, s->peer);
+  if (!keep_peer) {
+    xport_remove_peer(s->x, s->peer);
+  }
   s->active = 0;
   s->in_phase = 0;
   free(s->seen);
@@ -1020,6 +1029,10 @@ static void srv_ctl(server *s, xport_peer peer, const ctl *c) {
   switch (c->type) {
   case C_HELLO: {
     xport_stats st;
+    /* The same peer again: a client restarted on the same ports before
+       its last session ended here (its BYE_OK unacknowledged, or no
+       BYE). That session is over; the peer is the new one's. */
+    srv_end_session(s, NULL, 1);
     s->active = 1;
     s->peer = peer;
     ++s->sessions;
@@ -1136,6 +1149,7 @@ static void srv_data(server *s, xport_peer peer, rbuf *r, size_t len) {
        done. */
     if (xport_post_send(s->x, peer, r->p, len, r) == 0) {
       r->echo = 1;
+      r->gen = s->sessions;
     }
   }
 }
@@ -1155,15 +1169,23 @@ static int server_step(server *s, uint64_t timeout) {
       xport_cqe *c = &cq[i];
       if (c->op == XPORT_OP_SEND) {
         uintptr_t k = (uintptr_t)c->ctx;
+        uint64_t gen;
         if (k >= 1 && k <= 8) {
           s->cbusy[k - 1] = 0;
+          gen = s->cgen[k - 1];
         } else {
           rbuf *r = c->ctx;
           r->echo = 0;
+          gen = r->gen;
           repost_or_free(s, r);
         }
-        if (c->status != 0 && s->active && c->peer == s->peer) {
-          srv_end_session(s, xport_strerror(c));
+        /* A send of this session failed: the session is over.  If the
+           client restarted (ECONNRESET), its new incarnation owns the
+           peer now.  A send of an earlier session says nothing about
+           this one. */
+        if (c->status != 0 && s->active && c->peer == s->peer &&
+            gen == s->sessions) {
+          srv_end_session(s, xport_strerror(c), c->status == -ECONNRESET);
         }
         continue;
       }
@@ -1205,24 +1227,19 @@ static int server_step(server *s, uint64_t timeout) {
       busy |= s->cbusy[i];
     }
     if (!busy || now - s->last_heard > 1000000000ull) {
-      s->bye = 0;
-      srv_end_session(s, NULL);
+      srv_end_session(s, NULL, 0);
       if (!s->quiet) {
         fprintf(stderr, "%s: client done (%" PRIu64 " sessions so far)\n", prog,
                 s->sessions);
       }
-      if (s->o->once) {
-        return 1;
-      }
     }
   }
   if (s->active && now - s->last_heard > (uint64_t)(s->o->idle_timeout * 1e9)) {
-    srv_end_session(s, "vanished (silent past --idle-timeout)");
-    if (s->o->once) {
-      return 1;
-    }
+    srv_end_session(s, "vanished (silent past --idle-timeout)", 0);
   }
-  return 0;
+  /* --once: the first session is over, however it ended (a goodbye, a
+     failed send, silence). */
+  return s->o->once && s->sessions > 0 && !s->active;
 }
 
 static void server_init(server *s, const opts *o, xport *x, int quiet) {

@@ -151,6 +151,27 @@ for fam in 4 6; do
   port=$((port + 8))
 done
 
+# --- clients restarted on the same ports: every one is served -------------
+# Each new client is a new incarnation on the old one's ports, often while
+# the server still waits for its last session's BYE_OK to be acknowledged;
+# every other one has 4 of its 16 paths blackholed.  The server must hand
+# the peer to the new incarnation (not remove it, not drop it as a stale
+# handshake), and the ports must be free the moment a client exits.
+"$BIN" -s 127.0.0.1 -p $port -P 4 2> "$tmp/srv.err" & spid=$!; pids+=($spid)
+wait_for "$tmp/srv.err" "listening" || fail "server did not start"
+lport=$((port + 100))
+for i in 1 2 3 4 5 6 7 8; do
+  bh=""; [ $((i % 2)) = 0 ] && bh="--blackhole 2,6,10,14"
+  timeout 60 "$BIN" 127.0.0.1 -p $port -P 16 --local-port $lport -T bw \
+    -s 64K -n 100 --verify $bh --json > "$tmp/re.json" 2> "$tmp/re.err" \
+    || fail "restarted client $i (${bh:-no blackhole}) exited $?: $(cat "$tmp/re.err")"
+  python3 -c "import json; d=json.load(open('$tmp/re.json')); assert d['server']['received'] == 100 + d['warmup'] and d['server']['duplicates'] == 0 and d['server']['corrupted'] == 0, d" \
+    || fail "restarted client $i: not every message arrived intact once"
+done
+echo "  8 clients restarted on ports $lport-$((lport + 15)): all served"
+kill $spid; wait $spid 2>/dev/null
+port=$((port + 8))
+
 # --- the server vanishes mid-run: error completions, exit 1 --------------
 "$BIN" -s 127.0.0.1 -p $port -P 4 2> "$tmp/srv.err" & spid=$!; pids+=($spid)
 wait_for "$tmp/srv.err" "listening" || fail "server did not start"
