@@ -42,6 +42,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 
+#include "srd/srd.h" /* srd_drop_reason, for xport_stats.drops */
 #include "xport.h"
 
 static const char *prog = "srd-perf";
@@ -1416,6 +1417,17 @@ static const char *const ctl_names[] = {"?",     "HELLO",  "HELLO_OK", "START",
                                         "READY", "DRAIN",  "DONE",     "RESULT",
                                         "BYE",   "BYE_OK", "ERROR"};
 
+/* malformed_in counts the datagrams (srd) or frames (tcp) that were not
+   our protocol at all. */
+static uint64_t malformed_in(const client *c, const xport_stats *st) {
+  if (strcmp(c->o->transport, "srd") != 0) {
+    return st->bad_in;
+  }
+  return st->rx_truncated + st->drops[SRD_DROP_TRUNCATED] +
+         st->drops[SRD_DROP_BAD_VERSION] + st->drops[SRD_DROP_BAD_TYPE] +
+         st->drops[SRD_DROP_BAD_FIELD];
+}
+
 /* wait_ctl sends |req| (unless NULL) and waits for the control reply of
    type |expect|, bounded by |timeout_s|; returns 0 or -1 (c->fail_msg
    says why). */
@@ -1425,10 +1437,12 @@ static int wait_ctl(client *c, const ctl *req, ctl *rep, uint32_t expect,
   int got = 0, sent = req == NULL;
   int rv;
   xport_stats st;
-  uint64_t bad0, last_check = 0;
+  uint64_t bad0, in0, mal0, t0 = xport_now(), last_check = 0;
 
   xport_get_stats(c->x, &st);
   bad0 = st.bad_in;
+  in0 = st.pkts_in;
+  mal0 = malformed_in(c, &st);
 
   rv = xport_post_recv(c->x, c->rbuf_ctl, CTL_SIZE, c->rbuf_ctl);
   if (rv != 0) {
@@ -1466,10 +1480,17 @@ static int wait_ctl(client *c, const ctl *req, ctl *rep, uint32_t expect,
     }
     if (xport_now() - last_check > 50000000ull) {
       /* Something that is not our protocol came back: say so now rather
-         than after the timeout. */
+         than after the timeout.  Malformed datagrams say it at once; so
+         does, after 100 ms, a peer all of whose datagrams were rejected
+         (an echo service reflects our own).  Rejected packets alongside
+         valid ones are no sign: a client restarted on the ports of an
+         earlier one gets what the server still sends that one. */
       last_check = xport_now();
       xport_get_stats(c->x, &st);
-      if (st.bad_in > bad0 && !got) {
+      if (!got && st.bad_in > bad0 &&
+          (malformed_in(c, &st) > mal0 ||
+           (last_check - t0 > 100000000ull &&
+            st.pkts_in - in0 <= st.bad_in - bad0))) {
         snprintf(c->fail_msg, sizeof(c->fail_msg),
                  "%s answered garbage (%" PRIu64 " malformed %s): not an "
                  "srd-perf server with -t %s",
