@@ -970,6 +970,15 @@ static void srv_end_session(server *s, const char *why, int keep_peer) {
   s->seen = NULL;
 }
 
+/* srv_client_done ends a session the client closed with BYE. */
+static void srv_client_done(server *s, int keep_peer) {
+  srv_end_session(s, NULL, keep_peer);
+  if (!s->quiet) {
+    fprintf(stderr, "%s: client done (%" PRIu64 " sessions so far)\n", prog,
+            s->sessions);
+  }
+}
+
 /* srv_fill_posted keeps the phase's receives posted: at most depth at
    once and need in all; outside a phase, one for the next control
    message. */
@@ -1186,7 +1195,13 @@ static int server_step(server *s, uint64_t timeout) {
            this one. */
         if (c->status != 0 && s->active && c->peer == s->peer &&
             gen == s->sessions) {
-          srv_end_session(s, xport_strerror(c), c->status == -ECONNRESET);
+          if (s->bye) {
+            /* The client said goodbye and left before acknowledging our
+               BYE_OK: a normal end. */
+            srv_client_done(s, c->status == -ECONNRESET);
+          } else {
+            srv_end_session(s, xport_strerror(c), c->status == -ECONNRESET);
+          }
         }
         continue;
       }
@@ -1228,11 +1243,7 @@ static int server_step(server *s, uint64_t timeout) {
       busy |= s->cbusy[i];
     }
     if (!busy || now - s->last_heard > 1000000000ull) {
-      srv_end_session(s, NULL, 0);
-      if (!s->quiet) {
-        fprintf(stderr, "%s: client done (%" PRIu64 " sessions so far)\n", prog,
-                s->sessions);
-      }
+      srv_client_done(s, 0);
     }
   }
   if (s->active && now - s->last_heard > (uint64_t)(s->o->idle_timeout * 1e9)) {
