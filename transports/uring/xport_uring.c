@@ -1384,13 +1384,18 @@ static const char *uring_describe(xport *xp) {
 static void quiesce_ring(xport_uring *x) {
   struct io_uring_sync_cancel_reg reg;
   struct io_uring_cqe *cqe;
-  int tries;
+  int tries, rv;
 
   memset(&reg, 0, sizeof(reg));
   reg.flags = IORING_ASYNC_CANCEL_ANY;
   reg.timeout.tv_sec = 0;
   reg.timeout.tv_nsec = 100000000;
-  if (io_uring_register_sync_cancel(&x->ring, &reg) < 0) {
+  rv = io_uring_register_sync_cancel(&x->ring, &reg);
+  if (rv == -ENOENT) {
+    return; /* nothing in flight */
+  }
+  if (rv < 0) {
+    /* No synchronous cancel (Linux < 6.0): an asynchronous one. */
     struct io_uring_sqe *sqe = io_uring_get_sqe(&x->ring);
     if (sqe == NULL) {
       return;
