@@ -201,6 +201,21 @@ timeout 30 "$BIN" -t tcp 127.0.0.1 -p $port -n 10 > /dev/null 2> "$tmp/u.err"
 grep -q "refused" "$tmp/u.err" || fail "tcp refused: $(cat "$tmp/u.err")"
 
 # --- a peer that answers garbage (a UDP echo service; an HTTP server) ----
+# http_400 PORT: an HTTP server (in the background) that answers its one
+# connection with a 400, for up to 20 s.
+http_400() {
+  python3 - "$1" <<'PY' & pids+=($!)
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(4); s.settimeout(20)
+try:
+    c, a = s.accept(); c.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n"); time.sleep(3)
+except socket.timeout:
+    pass
+PY
+}
+
 python3 - $port <<'PY' & pids+=($!)
 import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -214,16 +229,7 @@ while time.time() < end:
     except socket.timeout:
         pass
 PY
-python3 - $((port + 1)) <<'PY' & pids+=($!)
-import socket, sys, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(4); s.settimeout(20)
-try:
-    c, a = s.accept(); c.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n"); time.sleep(3)
-except socket.timeout:
-    pass
-PY
+http_400 $((port + 1))
 # Wait (bounded) for both to listen.
 for ((i = 0; i < 100; i++)); do
   python3 -c "import socket; s=socket.socket(); s.settimeout(0.2); s.connect(('127.0.0.1', $((port + 1))))" 2>/dev/null && break
@@ -233,16 +239,7 @@ timeout 30 "$BIN" 127.0.0.1 -p $port -P 4 -n 10 > /dev/null 2> "$tmp/g.err"
 [ $? = 1 ] || fail "udp echo peer: exit"
 grep -q "not an srd-perf server" "$tmp/g.err" || fail "udp echo peer: $(cat "$tmp/g.err")"
 # (the connect probe above used the HTTP server's one accept; start another)
-python3 - $((port + 2)) <<'PY' & pids+=($!)
-import socket, sys, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(4); s.settimeout(20)
-try:
-    c, a = s.accept(); c.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n"); time.sleep(3)
-except socket.timeout:
-    pass
-PY
+http_400 $((port + 2))
 for ((i = 0; i < 100; i++)); do
   ss -ltn 2>/dev/null | grep -q ":$((port + 2)) " && break
   sleep 0.05

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -135,6 +137,23 @@ static int xt_server_start(xt_server *s, const xport_config *cfg, size_t cap) {
 static void xt_server_stop(xt_server *s) {
   atomic_store(&s->stop, 1);
   pthread_join(s->th, NULL);
+}
+
+/* xt_have_v6_loopback says whether a socket of |type| can bind ::1 (a
+   container may have no IPv6); the IPv6 tests skip() without it. */
+static int xt_have_v6_loopback(int type) {
+  int fd = socket(AF_INET6, type, 0), ok;
+  struct sockaddr_in6 a;
+
+  if (fd < 0) {
+    return 0;
+  }
+  memset(&a, 0, sizeof(a));
+  a.sin6_family = AF_INET6;
+  a.sin6_addr = in6addr_loopback;
+  ok = bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+  close(fd);
+  return ok;
 }
 
 /* xt_result is what a client run saw. */

@@ -817,31 +817,21 @@ static int cmp_dbl(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* pct is the nearest-rank percentile |q| (0..1] of sorted |v|. */
-static double pct_u64(const uint64_t *v, size_t n, double q) {
-  size_t i;
+/* pct_index is the 0-based index of the nearest-rank percentile |q| (0..1] of
+   |n| > 0 sorted values. */
+static size_t pct_index(size_t n, double q) {
+  size_t i = (size_t)ceil(q * (double)n);
 
-  if (n == 0) {
-    return 0;
-  }
-  i = (size_t)ceil(q * (double)n);
-  if (i < 1) {
-    i = 1;
-  }
-  return (double)v[i - 1];
+  return i < 1 ? 0 : i - 1;
+}
+
+/* pct_* are the nearest-rank percentile |q| of sorted |v|, 0 if empty. */
+static double pct_u64(const uint64_t *v, size_t n, double q) {
+  return n ? (double)v[pct_index(n, q)] : 0;
 }
 
 static double pct_dbl(const double *v, size_t n, double q) {
-  size_t i;
-
-  if (n == 0) {
-    return 0;
-  }
-  i = (size_t)ceil(q * (double)n);
-  if (i < 1) {
-    i = 1;
-  }
-  return v[i - 1];
+  return n ? v[pct_index(n, q)] : 0;
 }
 
 static uint32_t hops_between(const sim_scn *s, uint32_t a, uint32_t b) {

@@ -529,20 +529,6 @@ static int expect(cc *c, const char *why) {
 
 #define V (c->cur->value)
 
-static int get_uint(cc *c, uint64_t lo, uint64_t hi, uint32_t *out) {
-  uint64_t x;
-  const char *why;
-
-  if (sim_parse_uint(V, hi, &x, &why) != 0 || x < lo) {
-    char buf[96];
-    snprintf(buf, sizeof(buf), "a whole number from %llu to %llu",
-             (unsigned long long)lo, (unsigned long long)hi);
-    return expect(c, buf);
-  }
-  *out = (uint32_t)x;
-  return 0;
-}
-
 static int get_u64(cc *c, uint64_t lo, uint64_t hi, uint64_t *out) {
   uint64_t x;
   const char *why;
@@ -554,6 +540,17 @@ static int get_u64(cc *c, uint64_t lo, uint64_t hi, uint64_t *out) {
     return expect(c, buf);
   }
   *out = x;
+  return 0;
+}
+
+/* get_uint is get_u64 for a 32-bit field (|hi| fits in one). */
+static int get_uint(cc *c, uint64_t lo, uint64_t hi, uint32_t *out) {
+  uint64_t x;
+
+  if (get_u64(c, lo, hi, &x) != 0) {
+    return -1;
+  }
+  *out = (uint32_t)x;
   return 0;
 }
 

@@ -587,15 +587,23 @@ static void parse_cmsg(xport_uring *x, struct cmsghdr *c, int *gs,
   }
 }
 
-static int arm_multishot(xport_uring *x, uint16_t sock) {
+/* get_sqe returns a free submission entry, submitting the queued ones to
+   make room if need be; NULL if the ring is still full. */
+static struct io_uring_sqe *get_sqe(xport_uring *x) {
   struct io_uring_sqe *sqe = io_uring_get_sqe(&x->ring);
 
   if (sqe == NULL) {
     io_uring_submit(&x->ring);
     sqe = io_uring_get_sqe(&x->ring);
-    if (sqe == NULL) {
-      return -EBUSY;
-    }
+  }
+  return sqe;
+}
+
+static int arm_multishot(xport_uring *x, uint16_t sock) {
+  struct io_uring_sqe *sqe = get_sqe(x);
+
+  if (sqe == NULL) {
+    return -EBUSY;
   }
   io_uring_prep_recvmsg_multishot(sqe, x->fd[sock], &x->rx_tmpl, 0);
   sqe->flags |= IOSQE_BUFFER_SELECT;
@@ -607,14 +615,10 @@ static int arm_multishot(xport_uring *x, uint16_t sock) {
 
 static int arm_oneshot(xport_uring *x, unsigned slot) {
   rxslot *s = &x->slots[slot];
-  struct io_uring_sqe *sqe = io_uring_get_sqe(&x->ring);
+  struct io_uring_sqe *sqe = get_sqe(x);
 
   if (sqe == NULL) {
-    io_uring_submit(&x->ring);
-    sqe = io_uring_get_sqe(&x->ring);
-    if (sqe == NULL) {
-      return -EBUSY;
-    }
+    return -EBUSY;
   }
   s->iov.iov_base = s->buf;
   s->iov.iov_len = x->bufsz;
@@ -682,16 +686,6 @@ static void multishot_unsupported(xport_uring *x, int err) {
 
 /* ------------------------------------------------------------------------ */
 /* Output                                                                   */
-
-static struct io_uring_sqe *get_sqe(xport_uring *x) {
-  struct io_uring_sqe *sqe = io_uring_get_sqe(&x->ring);
-
-  if (sqe == NULL) {
-    io_uring_submit(&x->ring);
-    sqe = io_uring_get_sqe(&x->ring);
-  }
-  return sqe;
-}
 
 static void on_tx_result(xport_uring *x, unsigned mi, int res);
 
@@ -1396,7 +1390,7 @@ static void quiesce_ring(xport_uring *x) {
   }
   if (rv < 0) {
     /* No synchronous cancel (Linux < 6.0): an asynchronous one. */
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&x->ring);
+    struct io_uring_sqe *sqe = get_sqe(x);
     if (sqe == NULL) {
       return;
     }
