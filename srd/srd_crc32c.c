@@ -141,17 +141,11 @@ HW static uint32_t hw_reg(uint32_t c, const uint8_t *p, uint8_t *d, size_t n) {
    for Generic Polynomials Using PCLMULQDQ"), 512 bits at a time with
    VPCLMULQDQ: sixteen 128-bit lanes, four 64-byte registers.  A lane
    folds forward by D bits as lo64 * K(D + 31) ^ hi64 * K(D - 33), where
-   K(n) is x^n mod P, bit-reflected (tools/gen-crc32c-tables.py derives
+   K(n) is x^n mod P, bit-reflected (SRD_CRC32C_K*: the generator derives
    and checks them).  The folded 16 bytes then go through the CRC32
    instruction like data, from a zero register: they are congruent to
    what they replace.  Three to four times the CRC32 instruction's 8 bytes
    a cycle, on the CPUs that have it (Ice Lake and later, Zen 4). */
-#  define K2048_LO 0xdcb17aa4u
-#  define K2048_HI 0xb9e02b86u
-#  define K512_LO 0x740eef02u
-#  define K512_HI 0x9e4addf8u
-#  define K128_LO 0xf20c0dfeu
-#  define K128_HI 0x493c7d27u
 /* Below this the CRC32 instruction's streams are as fast. */
 #  define FOLD_MIN 1024
 
@@ -176,11 +170,12 @@ FOLD static inline __m128i fold128(__m128i x, __m128i k, __m128i data) {
    them to |d| if not NULL). */
 FOLD static uint32_t fold_reg(uint32_t c, const uint8_t *p, uint8_t *d,
                               size_t n) {
-  const __m512i k2048 = _mm512_broadcast_i32x4(
-      _mm_set_epi64x((long long)K2048_HI, (long long)K2048_LO));
-  const __m512i k512 = _mm512_broadcast_i32x4(
-      _mm_set_epi64x((long long)K512_HI, (long long)K512_LO));
-  const __m128i k128 = _mm_set_epi64x((long long)K128_HI, (long long)K128_LO);
+  const __m512i k2048 = _mm512_broadcast_i32x4(_mm_set_epi64x(
+      (long long)SRD_CRC32C_K2048_HI, (long long)SRD_CRC32C_K2048_LO));
+  const __m512i k512 = _mm512_broadcast_i32x4(_mm_set_epi64x(
+      (long long)SRD_CRC32C_K512_HI, (long long)SRD_CRC32C_K512_LO));
+  const __m128i k128 = _mm_set_epi64x((long long)SRD_CRC32C_K128_HI,
+                                      (long long)SRD_CRC32C_K128_LO);
   __m512i x0, x1, x2, x3;
   __m128i a0, a1, a2, a3;
   uint64_t r;

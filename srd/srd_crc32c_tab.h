@@ -6,6 +6,12 @@
 
 #define SRD_CRC32C_LONG 1024
 #define SRD_CRC32C_SHORT 128
+#define SRD_CRC32C_K2048_LO 0xdcb17aa4u
+#define SRD_CRC32C_K2048_HI 0xb9e02b86u
+#define SRD_CRC32C_K512_LO 0x740eef02u
+#define SRD_CRC32C_K512_HI 0x9e4addf8u
+#define SRD_CRC32C_K128_LO 0xf20c0dfeu
+#define SRD_CRC32C_K128_HI 0x493c7d27u
 
 static const uint32_t srd_crc32c_slice[8][256] = {
     {

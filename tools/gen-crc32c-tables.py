@@ -9,7 +9,11 @@ CRC32C is the Castagnoli CRC (iSCSI, ext4, SCTP): reflected polynomial
 - slice[8][256]: slicing-by-8 for the portable path;
 - shift tables (4 x 256 each) that advance a CRC register over N zero
   bytes, N = SRD_CRC32C_LONG and SRD_CRC32C_SHORT, to combine the three
-  interleaved streams of the hardware path (Mark Adler's method).
+  interleaved streams of the hardware path (Mark Adler's method);
+- the folding constants of the carry-less multiplication path: a 128-bit
+  lane folds forward by D bits as lo64 * K(D + 31) ^ hi64 * K(D - 33),
+  K(n) = x^n mod P bit-reflected; checked here on random data against the
+  bitwise CRC before they are written.
 test/srd/test_crc32c.c checks every path against a bitwise reference, so
 a wrong table fails the tests.
 """
@@ -48,6 +52,52 @@ def shift_table(n):
         return r
     return [[apply(b << (8 * k)) for b in range(256)] for k in range(4)]
 
+NPOLY = 0x1EDC6F41  # the polynomial, not reflected
+
+def xn_mod(n):
+    r = 1
+    for _ in range(n):
+        r <<= 1
+        if r & (1 << 32):
+            r ^= (1 << 32) | NPOLY
+    return r
+
+def reflect32(v):
+    return int(format(v, "032b")[::-1], 2)
+
+def K(n):
+    return reflect32(xn_mod(n))
+
+def clmul(a, b):
+    r = 0
+    while b:
+        if b & 1:
+            r ^= a
+        a <<= 1
+        b >>= 1
+    return r
+
+def crc_reg(c, data):
+    for b in data:
+        c = (c >> 8) ^ t0[(c ^ b) & 0xFF]
+    return c
+
+def check_fold(dist):
+    import random
+    rnd = random.Random(dist)
+    nb = dist // 8
+    for _ in range(16):
+        d = bytearray(rnd.getrandbits(8) for _ in range(nb + 21))
+        d[16:nb] = bytes(max(0, nb - 16))
+        x = int.from_bytes(d[0:16], "little")
+        y = clmul(x & (2**64 - 1), K(dist + 31)) ^ clmul(x >> 64, K(dist - 33))
+        y ^= int.from_bytes(d[nb:nb + 16], "little")
+        got = crc_reg(crc_reg(0, y.to_bytes(16, "little")), d[nb + 16:])
+        assert got == crc_reg(0, d), dist
+
+for dist in (128, 512, 2048):
+    check_fold(dist)
+
 def emit(name, rows):
     print("static const uint32_t %s[%d][256] = {" % (name, len(rows)))
     for row in rows:
@@ -65,6 +115,9 @@ print("#include <stdint.h>")
 print()
 print("#define SRD_CRC32C_LONG %d" % LONG)
 print("#define SRD_CRC32C_SHORT %d" % SHORT)
+for dist in (2048, 512, 128):
+    print("#define SRD_CRC32C_K%d_LO 0x%08xu" % (dist, K(dist + 31)))
+    print("#define SRD_CRC32C_K%d_HI 0x%08xu" % (dist, K(dist - 33)))
 print()
 emit("srd_crc32c_slice", slices)
 print()
