@@ -118,6 +118,11 @@ void srd_acktr_record(srd_acktr *at, uint32_t seq, uint64_t tx_ts,
 
 void srd_acktr_add_nack(srd_acktr *at, uint32_t seq, uint32_t msg_id,
                         uint8_t reason) {
+  srd_acktr_add_note(at, seq, msg_id, reason, 0);
+}
+
+void srd_acktr_add_note(srd_acktr *at, uint32_t seq, uint32_t msg_id,
+                        uint8_t reason, uint32_t frag) {
   srd_pkt_nack *n;
 
   at->immediate = 1;
@@ -128,6 +133,7 @@ void srd_acktr_add_nack(srd_acktr *at, uint32_t seq, uint32_t msg_id,
   n->seq = seq;
   n->msg_id = msg_id;
   n->reason = reason;
+  n->frag = frag;
   ++at->n_nack;
 }
 

@@ -86,6 +86,12 @@ void srd_acktr_record(srd_acktr *at, uint32_t seq, uint64_t tx_ts,
 void srd_acktr_add_nack(srd_acktr *at, uint32_t seq, uint32_t msg_id,
                         uint8_t reason);
 
+/* srd_acktr_add_note queues, in the same queue, a notice about message
+   |msg_id| that a retransmission (packet |seq|) found complete
+   (SRD_NACK_DONE, |frag| 0) or holding fragment |frag| (SRD_NACK_HAVE). */
+void srd_acktr_add_note(srd_acktr *at, uint32_t seq, uint32_t msg_id,
+                        uint8_t reason, uint32_t frag);
+
 /* srd_acktr_ack_due returns nonzero if an ACK should be sent now. */
 int srd_acktr_ack_due(const srd_acktr *at, srd_tstamp now, uint32_t ack_freq,
                       srd_duration ack_delay);

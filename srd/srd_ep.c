@@ -36,6 +36,7 @@ void srd_settings_default(srd_settings *s) {
   s->cc_init_window = 64u << 10;
   s->cc_fixed_window = 256u << 10;
   s->path_steering = 1;
+  s->payload_crc = 1;
 }
 
 void srd_peer_settings_default(srd_peer_settings *ps) {
@@ -99,6 +100,7 @@ int srd_ep_new(srd_ep **pep, const srd_settings *settings, const srd_mem *mem) {
   ep->max_pkt = srd_max((size_t)settings->mtu + SRD_PKT_DATA_HDR_LEN +
                             SRD_PKT_DATA_ECHO_LEN + SRD_PKT_PIGGY_MAX_LEN,
                         (size_t)SRD_PKT_ACK_MAX_LEN);
+
   ep->send_free = ep->recv_free = ep->rctx_free = ep->chunk_free = SRD_NIL;
   ep->posted_head = ep->posted_tail = SRD_NIL;
   ep->unexp_head = ep->unexp_tail = SRD_NIL;
@@ -158,6 +160,11 @@ int srd_ep_new(srd_ep **pep, const srd_settings *settings, const srd_mem *mem) {
     ep->chunk_free = i;
   }
   ep->chunks_avail = ep->n_chunks;
+  if (settings->pkt_tap != NULL &&
+      (ep->tap_buf = xcalloc(ep, 1, ep->max_pkt)) == NULL) {
+    srd_ep_del(ep);
+    return SRD_ERR_NOMEM;
+  }
   *pep = ep;
   return 0;
 }
@@ -201,6 +208,7 @@ void srd_ep_del(srd_ep *ep) {
   xfree(ep, ep->chunk_frag);
   xfree(ep, ep->cq);
   xfree(ep, ep->cq_slot);
+  xfree(ep, ep->tap_buf);
   ep->mem->free(ep, ep->mem->user_data);
 }
 
@@ -246,10 +254,10 @@ const char *srd_log_event_name(srd_log_event ev) {
 }
 
 const char *srd_drop_reason_name(srd_drop_reason r) {
-  static const char *const n[] = {"truncated", "bad_version", "bad_type",
-                                  "bad_field", "bad_conn",    "no_session",
-                                  "dup_pkt",   "dup_msg",     "out_of_window",
-                                  "rnr",       "bad_ack",     "bad_peer"};
+  static const char *const n[] = {
+      "truncated",  "bad_version", "bad_type",    "bad_field",      "bad_conn",
+      "no_session", "dup_pkt",     "dup_msg",     "out_of_window",  "rnr",
+      "bad_ack",    "bad_peer",    "corrupt_hdr", "corrupt_payload"};
   return (unsigned)r < srd_arraylen(n) ? n[r] : "unknown";
 }
 
@@ -302,6 +310,12 @@ int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
     peer_free(ep, p);
     return SRD_ERR_NOMEM;
   }
+  /* Every session of this peer slot gets its own incarnation id: a peer
+     removed and added again is a new session to the remote, whose packets
+     for the old one are then refused (docs/protocol.md, section 3). */
+  do {
+    p->local_conn = srd_pcg_u32(&ep->pcg);
+  } while (p->local_conn == 0);
   p->lost.cap = ep->settings.pkt_window;
   p->parked.cap = ep->settings.pkt_window + ep->max_frags;
   p->id = i;
@@ -340,11 +354,19 @@ int srd_ep_remove_peer(srd_ep *ep, srd_peer_id id, srd_tstamp now) {
   }
   srd_tx_fail_all(ep, p, SRD_ERR_CANCELED, 1, now);
   srd_rx_session_reset(ep, p, SRD_ERR_CANCELED, now);
-  /* Unexpected messages from the peer that finished arriving (and so are
-     no longer reachable through rx_ctx) go too. */
+  /* Messages from the peer that arrived whole and wait for a receive
+     were acknowledged, so their sender completed them: they stay, and
+     are delivered with no peer (UINT32_MAX), in any order.  Whatever else
+     of the peer's is left goes. */
   for (i = 0; i < ep->n_rctx; ++i) {
     srd_rctx *c = &ep->rctxs[i];
-    if (c->state != SRD_RCTX_FREE && c->peer == id) {
+    if (c->state == SRD_RCTX_FREE || c->peer != id) {
+      continue;
+    }
+    if (c->recv == SRD_NIL && !c->discard && c->n_recvd == c->n_frags) {
+      c->peer = UINT32_MAX;
+      c->anyorder = 1;
+    } else {
       srd_ep_rctx_release(ep, c);
     }
   }
@@ -804,13 +826,39 @@ static srd_ssize write_next(srd_ep *ep, srd_path *path, uint8_t *hdr,
   return 0;
 }
 
+/* tap2 shows the tap a datagram given in two pieces, assembled; a
+   missing second piece (a payload by length only) reads as zeros. */
+SRD_COLD static void tap2(srd_ep *ep, srd_pkt_dir dir, const srd_path *path,
+                          const uint8_t *hdr, size_t hdrlen,
+                          const uint8_t *payload, size_t payloadlen,
+                          srd_tstamp now) {
+  size_t n = srd_min(hdrlen, ep->max_pkt);
+  size_t m = srd_min(payloadlen, ep->max_pkt - n);
+
+  memcpy(ep->tap_buf, hdr, n);
+  if (payload != NULL) {
+    memcpy(ep->tap_buf + n, payload, m);
+  } else {
+    memset(ep->tap_buf + n, 0, m);
+  }
+  ep->settings.pkt_tap(ep->settings.user_data, dir, path, ep->tap_buf, n + m,
+                       now);
+}
+
 SRD_FLATTEN srd_ssize srd_ep_write_pktv(srd_ep *ep, srd_path *path,
                                         uint8_t *hdr, size_t cap,
                                         srd_iovec *payload, srd_tstamp now) {
+  srd_ssize n;
+
   if (ep == NULL || path == NULL || hdr == NULL || payload == NULL) {
     return SRD_ERR_INVALID_ARGUMENT;
   }
-  return write_next(ep, path, hdr, cap, payload, 0, now);
+  n = write_next(ep, path, hdr, cap, payload, 0, now);
+  if (n > 0 && ep->settings.pkt_tap) {
+    tap2(ep, SRD_PKT_OUT, path, hdr, (size_t)n, payload->base, payload->len,
+         now);
+  }
+  return n;
 }
 
 SRD_FLATTEN srd_ssize srd_ep_write_pkt(srd_ep *ep, srd_path *path, uint8_t *buf,
@@ -858,15 +906,22 @@ SRD_FLATTEN int srd_ep_read_pktv(srd_ep *ep, const srd_path *path,
     srd_ep_drop(ep, now, path->peer, SRD_DROP_BAD_PEER, 0);
     return SRD_ERR_INVALID_ARGUMENT;
   }
-  if (ep->settings.pkt_tap && payloadlen == 0) {
-    ep->settings.pkt_tap(ep->settings.user_data, SRD_PKT_IN, path, hdr, hdrlen,
-                         now);
+  if (ep->settings.pkt_tap) {
+    if (payloadlen == 0) {
+      ep->settings.pkt_tap(ep->settings.user_data, SRD_PKT_IN, path, hdr,
+                           hdrlen, now);
+    } else {
+      tap2(ep, SRD_PKT_IN, path, hdr, hdrlen, payload, payloadlen, now);
+    }
   }
   rv = srd_pkt_decode(&pkt, hdr, hdrlen, hdrlen + payloadlen, &why);
   if (rv != 0) {
     srd_ep_drop(ep, now, p->id, why, hdrlen > 1 ? hdr[1] : 0);
     return rv;
   }
+  /* The header is intact (its CRC matched): every field of it may be
+     believed.  The payload's CRC is checked as the payload is placed
+     (srd_rx.c), in the same pass as the copy. */
   rv = srd_rx_packet(ep, p, &pkt, hdr + pkt.hdrlen, hdrlen - pkt.hdrlen,
                      payload, payloadlen, now);
   srd_ep_ready(ep, p);
@@ -896,6 +951,7 @@ int srd_ep_get_peer_stats(const srd_ep *ep, srd_peer_id id,
   memset(st, 0, sizeof(*st));
   st->state = p->state;
   st->peer_conn_id = p->peer_conn;
+  st->local_conn_id = p->local_conn;
   st->n_paths = p->ps.n_paths;
   st->mtu = p->frag_size;
   st->srtt = p->rtt.srtt;

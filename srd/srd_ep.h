@@ -13,6 +13,7 @@
 
 #include "srd_acktr.h"
 #include "srd_cc.h"
+#include "srd_crc32c.h"
 #include "srd_macro.h"
 #include "srd_pathset.h"
 #include "srd_pcg.h"
@@ -117,9 +118,10 @@ typedef struct srd_peer {
   srd_peer_state state;
 
   /* Handshake (docs/protocol.md, "Incarnations and the handshake"). */
-  uint32_t peer_conn; /* the peer's proven incarnation id */
-  uint64_t req_nonce; /* our outstanding HS_REQ's nonce, 0 if none */
-  uint32_t hs_tries;  /* HS_REQs sent for req_nonce */
+  uint32_t local_conn; /* our incarnation id for this peer's session */
+  uint32_t peer_conn;  /* the peer's proven incarnation id */
+  uint64_t req_nonce;  /* our outstanding HS_REQ's nonce, 0 if none */
+  uint32_t hs_tries;   /* HS_REQs sent for req_nonce */
   srd_tstamp hs_deadline;
   srd_tstamp hs_sent_ts;    /* when the first HS_REQ for req_nonce left */
   int want_req;             /* send an HS_REQ */
@@ -220,6 +222,7 @@ struct srd_ep {
   uint32_t max_frags;  /* fragments of the largest message, worst case */
   uint32_t frag_words; /* uint64_t words of a fragment bitmap */
   size_t max_pkt;      /* largest datagram written */
+  uint8_t *tap_buf;    /* pkt_tap: a datagram assembled from its pieces */
 
   srd_peer **peers;
 
@@ -293,8 +296,8 @@ static inline srd_peer *srd_ep_peer(const srd_ep *ep, srd_peer_id id) {
 
 /* srd_wrap_early returns a first sequence number 256 or fewer steps below
    2^32, so that every session crosses the wrap within its first few
-   hundred messages and the wrap path is never untested (like the Linux
-   kernel's INITIAL_JIFFIES). */
+   hundred messages (message ids) or packets (packet numbers) and the wrap
+   path is never untested (like the Linux kernel's INITIAL_JIFFIES). */
 static inline uint32_t srd_wrap_early(uint32_t r) {
   return 0xFFFFFF00u | (r & 0xFFu);
 }

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "srd_crc32c.h"
 #include "srd_macro.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -64,6 +65,7 @@ static void put_common(uint8_t *p, const srd_pkt_common *c, uint8_t type,
   put32(p + 8, c->dst_conn);
   put16(p + 12, c->path);
   put16(p + 14, 0);
+  put32(p + 16, 0); /* hcrc: srd_pkt_seal(), once the header is whole */
 }
 
 srd_ssize srd_pkt_encode_data(uint8_t *buf, size_t cap, const srd_pkt_common *c,
@@ -82,21 +84,23 @@ srd_ssize srd_pkt_encode_data(uint8_t *buf, size_t cap, const srd_pkt_common *c,
     return SRD_ERR_NOBUF;
   }
   put_common(buf, c, SRD_PKT_DATA, c->flags);
-  put32(buf + 16, d->seq);
-  put32(buf + 20, d->msg_id);
-  put32(buf + 24, d->msg_floor);
-  put32(buf + 28, d->msg_len);
-  put32(buf + 32, d->offset);
-  put16(buf + 36, d->payload_len);
-  buf[38] = d->tx_count;
-  buf[39] = 0;
-  put64(buf + 40, d->tx_ts);
+  put32(buf + 20, d->seq);
+  put32(buf + 24, d->msg_id);
+  put32(buf + 28, d->msg_floor);
+  put32(buf + 32, d->msg_len);
+  put32(buf + 36, d->offset);
+  put16(buf + 40, d->payload_len);
+  buf[42] = d->tx_count;
+  buf[43] = 0;
+  put64(buf + 44, d->tx_ts);
+  put32(buf + 52, (c->flags & SRD_DATA_FLAG_PCRC) ? d->pcrc : 0);
   if (c->flags & SRD_DATA_FLAG_HS_ECHO) {
-    put64(buf + 48, d->hs_echo);
+    put64(buf + 56, d->hs_echo);
   }
   if (c->flags & SRD_DATA_FLAG_ACK) {
     put_ack_body(buf + base, d->ack);
   }
+  srd_pkt_seal(buf, n);
   return (srd_ssize)n;
 }
 
@@ -113,6 +117,7 @@ srd_ssize srd_pkt_encode_ack(uint8_t *buf, size_t cap, const srd_pkt_common *c,
   }
   put_common(buf, c, SRD_PKT_ACK, a->empty ? SRD_ACK_FLAG_EMPTY : 0);
   put_ack_body(buf + SRD_PKT_COMMON_LEN, a);
+  srd_pkt_seal(buf, n);
   return (srd_ssize)n;
 }
 
@@ -143,7 +148,9 @@ static void put_ack_body(uint8_t *p, const srd_pkt_ack *a) {
     put32(p, a->nack[i].seq);
     put32(p + 4, a->nack[i].msg_id);
     p[8] = a->nack[i].reason;
-    p[9] = p[10] = p[11] = 0;
+    p[9] = (uint8_t)(a->nack[i].frag >> 16);
+    p[10] = (uint8_t)(a->nack[i].frag >> 8);
+    p[11] = (uint8_t)a->nack[i].frag;
   }
 }
 
@@ -170,24 +177,25 @@ srd_ssize srd_pkt_encode_hs(uint8_t *buf, size_t cap, uint8_t type,
   put_common(buf, c, type, 0);
   switch (type) {
   case SRD_PKT_HS_REQ:
-    put64(buf + 16, hs->nonce);
-    put32(buf + 24, hs->mtu);
-    put32(buf + 28, hs->max_msg_size);
-    put32(buf + 32, hs->msg_window);
-    put32(buf + 36, 0);
+    put64(buf + 20, hs->nonce);
+    put32(buf + 28, hs->mtu);
+    put32(buf + 32, hs->max_msg_size);
+    put32(buf + 36, hs->msg_window);
+    put32(buf + 40, 0);
     break;
   case SRD_PKT_HS_RESP:
-    put64(buf + 16, hs->echo);
-    put64(buf + 24, hs->nonce);
-    put32(buf + 32, hs->mtu);
-    put32(buf + 36, hs->max_msg_size);
-    put32(buf + 40, hs->msg_window);
-    put32(buf + 44, 0);
+    put64(buf + 20, hs->echo);
+    put64(buf + 28, hs->nonce);
+    put32(buf + 36, hs->mtu);
+    put32(buf + 40, hs->max_msg_size);
+    put32(buf + 44, hs->msg_window);
+    put32(buf + 48, 0);
     break;
   default:
-    put64(buf + 16, hs->echo);
+    put64(buf + 20, hs->echo);
     break;
   }
+  srd_pkt_seal(buf, n);
   return (srd_ssize)n;
 }
 
@@ -197,8 +205,9 @@ srd_ssize srd_pkt_encode_sync(uint8_t *buf, size_t cap, const srd_pkt_common *c,
     return SRD_ERR_NOBUF;
   }
   put_common(buf, c, SRD_PKT_SYNC, 0);
-  put32(buf + 16, s->msg_floor);
-  put32(buf + 20, 0);
+  put32(buf + 20, s->msg_floor);
+  put32(buf + 24, 0);
+  srd_pkt_seal(buf, SRD_PKT_SYNC_LEN);
   return SRD_PKT_SYNC_LEN;
 }
 
@@ -231,7 +240,8 @@ static int decode_data(srd_pkt *pkt, const uint8_t *buf, size_t len,
   srd_pkt_data *d = &pkt->u.data;
   size_t hdrlen, n;
 
-  if (pkt->c.flags & ~(SRD_DATA_FLAG_HS_ECHO | SRD_DATA_FLAG_ACK)) {
+  if (pkt->c.flags &
+      ~(SRD_DATA_FLAG_HS_ECHO | SRD_DATA_FLAG_ACK | SRD_DATA_FLAG_PCRC)) {
     return refuse(why, SRD_DROP_BAD_FIELD);
   }
   hdrlen = srd_pkt_data_hdrlen(pkt->c.flags);
@@ -250,16 +260,18 @@ static int decode_data(srd_pkt *pkt, const uint8_t *buf, size_t len,
     d->ack = &pkt->piggy;
     hdrlen += n;
   }
-  d->seq = get32(buf + 16);
-  d->msg_id = get32(buf + 20);
-  d->msg_floor = get32(buf + 24);
-  d->msg_len = get32(buf + 28);
-  d->offset = get32(buf + 32);
-  d->payload_len = get16(buf + 36);
-  d->tx_count = buf[38];
-  d->tx_ts = get64(buf + 40);
-  d->hs_echo = (pkt->c.flags & SRD_DATA_FLAG_HS_ECHO) ? get64(buf + 48) : 0;
-  if (buf[39] != 0 || d->tx_count == 0 || pkt->c.dst_conn == 0) {
+  d->seq = get32(buf + 20);
+  d->msg_id = get32(buf + 24);
+  d->msg_floor = get32(buf + 28);
+  d->msg_len = get32(buf + 32);
+  d->offset = get32(buf + 36);
+  d->payload_len = get16(buf + 40);
+  d->tx_count = buf[42];
+  d->tx_ts = get64(buf + 44);
+  d->pcrc = get32(buf + 52);
+  d->hs_echo = (pkt->c.flags & SRD_DATA_FLAG_HS_ECHO) ? get64(buf + 56) : 0;
+  if (buf[43] != 0 || d->tx_count == 0 || pkt->c.dst_conn == 0 ||
+      (!(pkt->c.flags & SRD_DATA_FLAG_PCRC) && d->pcrc != 0)) {
     return refuse(why, SRD_DROP_BAD_FIELD);
   }
   if ((pkt->c.flags & SRD_DATA_FLAG_HS_ECHO) && d->hs_echo == 0) {
@@ -330,8 +342,10 @@ static int get_ack_body(srd_pkt_ack *a, const uint8_t *p, size_t avail,
     a->nack[i].seq = get32(p);
     a->nack[i].msg_id = get32(p + 4);
     a->nack[i].reason = p[8];
-    if ((p[8] != SRD_NACK_RNR && p[8] != SRD_NACK_TRUNCATED) || p[9] || p[10] ||
-        p[11]) {
+    a->nack[i].frag = (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11];
+    /* Only a HAVE names a fragment. */
+    if (p[8] == 0 || p[8] > SRD_NACK_MAX ||
+        (p[8] != SRD_NACK_HAVE && a->nack[i].frag != 0)) {
       return refuse(why, SRD_DROP_BAD_FIELD);
     }
   }
@@ -378,11 +392,11 @@ static int decode_hs(srd_pkt *pkt, const uint8_t *buf, size_t len, size_t total,
     if (exact(len, total, n, why) != 0) {
       return SRD_ERR_PROTO;
     }
-    hs->nonce = get64(buf + 16);
-    hs->mtu = get32(buf + 24);
-    hs->max_msg_size = get32(buf + 28);
-    hs->msg_window = get32(buf + 32);
-    if (get32(buf + 36) != 0 || !hs_params_ok(hs)) {
+    hs->nonce = get64(buf + 20);
+    hs->mtu = get32(buf + 28);
+    hs->max_msg_size = get32(buf + 32);
+    hs->msg_window = get32(buf + 36);
+    if (get32(buf + 40) != 0 || !hs_params_ok(hs)) {
       return refuse(why, SRD_DROP_BAD_FIELD);
     }
     break;
@@ -391,12 +405,12 @@ static int decode_hs(srd_pkt *pkt, const uint8_t *buf, size_t len, size_t total,
     if (exact(len, total, n, why) != 0) {
       return SRD_ERR_PROTO;
     }
-    hs->echo = get64(buf + 16);
-    hs->nonce = get64(buf + 24);
-    hs->mtu = get32(buf + 32);
-    hs->max_msg_size = get32(buf + 36);
-    hs->msg_window = get32(buf + 40);
-    if (get32(buf + 44) != 0 || hs->echo == 0 || pkt->c.dst_conn == 0 ||
+    hs->echo = get64(buf + 20);
+    hs->nonce = get64(buf + 28);
+    hs->mtu = get32(buf + 36);
+    hs->max_msg_size = get32(buf + 40);
+    hs->msg_window = get32(buf + 44);
+    if (get32(buf + 48) != 0 || hs->echo == 0 || pkt->c.dst_conn == 0 ||
         !hs_params_ok(hs)) {
       return refuse(why, SRD_DROP_BAD_FIELD);
     }
@@ -406,7 +420,7 @@ static int decode_hs(srd_pkt *pkt, const uint8_t *buf, size_t len, size_t total,
     if (exact(len, total, n, why) != 0) {
       return SRD_ERR_PROTO;
     }
-    hs->echo = get64(buf + 16);
+    hs->echo = get64(buf + 20);
     if (hs->echo == 0 || pkt->c.dst_conn == 0) {
       return refuse(why, SRD_DROP_BAD_FIELD);
     }
@@ -424,18 +438,111 @@ static int decode_sync(srd_pkt *pkt, const uint8_t *buf, size_t len,
   if (exact(len, total, SRD_PKT_SYNC_LEN, why) != 0) {
     return SRD_ERR_PROTO;
   }
-  pkt->u.sync.msg_floor = get32(buf + 16);
-  if (get32(buf + 20) != 0) {
+  pkt->u.sync.msg_floor = get32(buf + 20);
+  if (get32(buf + 24) != 0) {
     return refuse(why, SRD_DROP_BAD_FIELD);
   }
   pkt->hdrlen = SRD_PKT_SYNC_LEN;
   return 0;
 }
 
+size_t srd_pkt_span(const uint8_t *buf, size_t len) {
+  uint16_t flags = get16(buf + 2);
+  const uint8_t *a;
+  size_t n;
+
+  switch (buf[1]) {
+  case SRD_PKT_DATA:
+    n = srd_pkt_data_hdrlen(flags);
+    if (!(flags & SRD_DATA_FLAG_ACK)) {
+      return n;
+    }
+    if (len < n + SRD_PKT_ACK_HDR_LEN - SRD_PKT_COMMON_LEN) {
+      return 0;
+    }
+    a = buf + n;
+    return n + SRD_PKT_ACK_HDR_LEN - SRD_PKT_COMMON_LEN +
+           (size_t)a[6] * SRD_PKT_ACK_RANGE_LEN +
+           (size_t)a[7] * SRD_PKT_ACK_ECHO_LEN +
+           (size_t)a[8] * SRD_PKT_ACK_NACK_LEN;
+  case SRD_PKT_ACK:
+    if (len < SRD_PKT_ACK_HDR_LEN) {
+      return 0;
+    }
+    a = buf + SRD_PKT_COMMON_LEN;
+    return SRD_PKT_ACK_HDR_LEN + (size_t)a[6] * SRD_PKT_ACK_RANGE_LEN +
+           (size_t)a[7] * SRD_PKT_ACK_ECHO_LEN +
+           (size_t)a[8] * SRD_PKT_ACK_NACK_LEN;
+  case SRD_PKT_HS_REQ:
+    return SRD_PKT_HS_REQ_LEN;
+  case SRD_PKT_HS_RESP:
+    return SRD_PKT_HS_RESP_LEN;
+  case SRD_PKT_HS_CONFIRM:
+    return SRD_PKT_HS_CONFIRM_LEN;
+  default:
+    return SRD_PKT_SYNC_LEN;
+  }
+}
+
+uint32_t srd_pkt_hcrc(const uint8_t *buf, size_t hdrlen) {
+  uint32_t c = srd_crc32c(0, buf, SRD_PKT_HCRC_OFF);
+  return srd_crc32c(c, buf + SRD_PKT_HCRC_OFF + 4,
+                    hdrlen - SRD_PKT_HCRC_OFF - 4);
+}
+
+void srd_pkt_seal(uint8_t *buf, size_t hdrlen) {
+  put32(buf + SRD_PKT_HCRC_OFF, srd_pkt_hcrc(buf, hdrlen));
+}
+
+/* check_header checks what must hold before any other field is believed:
+   the version, the type, and the header's CRC over the length the header
+   claims.  A corrupted length field makes the CRC run over other bytes,
+   which fails it as surely as any other flipped bit. */
+static int check_header(const uint8_t *buf, size_t len, size_t *span,
+                        srd_drop_reason *why) {
+  if (len < SRD_PKT_COMMON_LEN) {
+    return refuse(why, SRD_DROP_TRUNCATED);
+  }
+  if (buf[0] != SRD_PROTO_VERSION) {
+    return refuse(why, SRD_DROP_BAD_VERSION);
+  }
+  if (buf[1] == 0 || buf[1] > SRD_PKT_TYPE_MAX) {
+    return refuse(why, SRD_DROP_BAD_TYPE);
+  }
+  *span = srd_pkt_span(buf, len);
+  if (*span == 0 || *span > len) {
+    return refuse(why, SRD_DROP_TRUNCATED);
+  }
+  if (get32(buf + SRD_PKT_HCRC_OFF) != srd_pkt_hcrc(buf, *span)) {
+    return refuse(why, SRD_DROP_CORRUPT_HDR);
+  }
+  return 0;
+}
+
+int srd_pkt_payload_ok(const srd_pkt *pkt, const uint8_t *pay1, size_t len1,
+                       const uint8_t *pay2, size_t len2) {
+  uint32_t c;
+
+  if (pkt->c.type != SRD_PKT_DATA || !(pkt->c.flags & SRD_DATA_FLAG_PCRC) ||
+      (len2 > 0 && pay2 == NULL)) {
+    return 1; /* nothing to check, or bytes a simulator did not give */
+  }
+  c = srd_crc32c(0, pay1, len1);
+  if (len2) {
+    c = srd_crc32c(c, pay2, len2);
+  }
+  return c == pkt->u.data.pcrc;
+}
+
 int srd_pkt_decode(srd_pkt *pkt, const uint8_t *buf, size_t len, size_t total,
                    srd_drop_reason *why) {
-  if (len < SRD_PKT_COMMON_LEN || total < len) {
+  size_t span;
+
+  if (total < len) {
     return refuse(why, SRD_DROP_TRUNCATED);
+  }
+  if (check_header(buf, len, &span, why) != 0) {
+    return SRD_ERR_PROTO;
   }
   pkt->c.version = buf[0];
   pkt->c.type = buf[1];
@@ -467,6 +574,33 @@ int srd_pkt_decode(srd_pkt *pkt, const uint8_t *buf, size_t len, size_t total,
   default:
     srd_unreachable();
   }
+}
+
+int srd_pkt_peek(const uint8_t *pkt, size_t len, srd_pkt_info *info) {
+  srd_drop_reason why;
+  size_t span;
+
+  if (pkt == NULL || info == NULL) {
+    return SRD_ERR_INVALID_ARGUMENT;
+  }
+  if (check_header(pkt, len, &span, &why) != 0) {
+    return SRD_ERR_PROTO;
+  }
+  memset(info, 0, sizeof(*info));
+  info->type = pkt[1];
+  info->flags = get16(pkt + 2);
+  info->src_conn = get32(pkt + 4);
+  info->dst_conn = get32(pkt + 8);
+  info->path = get16(pkt + 12);
+  info->hdrlen = span;
+  info->handshake = pkt[1] >= SRD_PKT_HS_REQ && pkt[1] <= SRD_PKT_HS_CONFIRM;
+  if (pkt[1] == SRD_PKT_DATA) {
+    info->msg_id = get32(pkt + 24);
+    info->msg_len = get32(pkt + 32);
+    info->offset = get32(pkt + 36);
+    info->payload_len = get16(pkt + 40);
+  }
+  return 0;
 }
 
 const char *srd_pkt_type_name(uint8_t type) {

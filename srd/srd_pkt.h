@@ -3,7 +3,7 @@
  * endpoint state; docs/protocol.md documents every field.
  *
  * All integers are big-endian (network order).  Every packet starts with
- * the 16-byte common header:
+ * the 20-byte common header:
  *
  *   0  u8  version      SRD_PROTO_VERSION
  *   1  u8  type         SRD_PKT_*
@@ -12,6 +12,8 @@
  *   8  u32 dst_conn     receiver's incarnation id, 0 in a first HS_REQ
  *   12 u16 path         entropy index the sender used, < SRD_MAX_PATHS
  *   14 u16 reserved     0
+ *   16 u32 hcrc         CRC32C of the header (everything but the payload)
+ *                       except this field (srd_pkt_seal)
  */
 #ifndef SRD_PKT_H
 #define SRD_PKT_H
@@ -21,13 +23,13 @@
 
 #include <srd/srd.h>
 
-/* Packet types. */
-#define SRD_PKT_DATA 1
-#define SRD_PKT_ACK 2
-#define SRD_PKT_HS_REQ 3
-#define SRD_PKT_HS_RESP 4
-#define SRD_PKT_HS_CONFIRM 5
-#define SRD_PKT_SYNC 6
+/* Packet types (srd_pkt_type in srd.h). */
+#define SRD_PKT_DATA SRD_PKT_TYPE_DATA
+#define SRD_PKT_ACK SRD_PKT_TYPE_ACK
+#define SRD_PKT_HS_REQ SRD_PKT_TYPE_HS_REQ
+#define SRD_PKT_HS_RESP SRD_PKT_TYPE_HS_RESP
+#define SRD_PKT_HS_CONFIRM SRD_PKT_TYPE_HS_CONFIRM
+#define SRD_PKT_SYNC SRD_PKT_TYPE_SYNC
 #define SRD_PKT_TYPE_MAX 6
 
 /* SRD_DATA_FLAG_HS_ECHO: the data header carries the 8-byte handshake
@@ -38,6 +40,8 @@
    SRD_PIGGY_MAX_RANGES ranges and SRD_PIGGY_MAX_ECHO echoes) follow the
    data header, before the payload. */
 #define SRD_DATA_FLAG_ACK 0x0002u
+/* SRD_DATA_FLAG_PCRC: pcrc holds the CRC32C of the payload. */
+#define SRD_DATA_FLAG_PCRC 0x0004u
 #define SRD_PIGGY_MAX_RANGES 4
 #define SRD_PIGGY_MAX_ECHO 4
 
@@ -45,14 +49,20 @@
    NACKs); largest, first_range and n_ranges are 0. */
 #define SRD_ACK_FLAG_EMPTY 0x0001u
 
-/* NACK reasons in an ACK packet. */
+/* NACK reasons in an ACK packet.  DONE and HAVE are not refusals but
+   notices keyed by message id, so that they reach the sender even when the
+   packet they answer has left its sent-packet ring. */
 #define SRD_NACK_RNR 1       /* no receive buffer: back off, retry */
 #define SRD_NACK_TRUNCATED 2 /* receive buffer too small: fail the send */
+#define SRD_NACK_DONE 3      /* the whole message is in: it succeeded */
+#define SRD_NACK_HAVE 4      /* fragment |frag| of the message is in */
+#define SRD_NACK_MAX 4
 
-#define SRD_PKT_COMMON_LEN 16
-#define SRD_PKT_DATA_HDR_LEN 48
+#define SRD_PKT_COMMON_LEN 20
+#define SRD_PKT_HCRC_OFF 16
+#define SRD_PKT_DATA_HDR_LEN 56
 #define SRD_PKT_DATA_ECHO_LEN 8
-#define SRD_PKT_ACK_HDR_LEN 28
+#define SRD_PKT_ACK_HDR_LEN 32
 #define SRD_PKT_ACK_RANGE_LEN 4
 #define SRD_PKT_ACK_ECHO_LEN 20
 #define SRD_PKT_ACK_NACK_LEN 12
@@ -61,10 +71,10 @@
   (SRD_PKT_ACK_HDR_LEN - SRD_PKT_COMMON_LEN +                                  \
    SRD_PIGGY_MAX_RANGES * SRD_PKT_ACK_RANGE_LEN +                              \
    SRD_PIGGY_MAX_ECHO * SRD_PKT_ACK_ECHO_LEN)
-#define SRD_PKT_HS_REQ_LEN 40
-#define SRD_PKT_HS_RESP_LEN 48
-#define SRD_PKT_HS_CONFIRM_LEN 24
-#define SRD_PKT_SYNC_LEN 24
+#define SRD_PKT_HS_REQ_LEN 44
+#define SRD_PKT_HS_RESP_LEN 52
+#define SRD_PKT_HS_CONFIRM_LEN 28
+#define SRD_PKT_SYNC_LEN 28
 
 /* Bounds on the arrays of one ACK. */
 #define SRD_ACK_MAX_RANGES 32
@@ -100,6 +110,7 @@ typedef struct srd_pkt_data {
   uint16_t payload_len; /* bytes of payload after the header */
   uint8_t tx_count;     /* 1 for the first transmission of the fragment */
   uint64_t tx_ts;       /* sender's clock when sent, echoed in the ACK */
+  uint32_t pcrc;        /* with SRD_DATA_FLAG_PCRC: CRC32C of the payload */
   uint64_t hs_echo;     /* with SRD_DATA_FLAG_HS_ECHO: the cookie */
   /* ack: with SRD_DATA_FLAG_ACK, the acknowledgement it carries (decoded
      into srd_pkt.piggy). */
@@ -127,6 +138,7 @@ typedef struct srd_pkt_nack {
   uint32_t seq;
   uint32_t msg_id;
   uint8_t reason; /* SRD_NACK_* */
+  uint32_t frag;  /* SRD_NACK_HAVE: the fragment (24 bits); else 0 */
 } srd_pkt_nack;
 
 /* srd_pkt_ack is an ACK: packets |largest| - |first_range| .. |largest|
@@ -174,15 +186,39 @@ typedef struct srd_pkt {
 
 /* srd_pkt_decode decodes the packet in |buf| (|len| bytes, of which the
    header) whose total length, payload included, is |total|; |total| >=
-   |len|, equal for a contiguous packet.  Every field is checked.
+   |len|, equal for a contiguous packet.  The header CRC is checked before
+   anything else (SRD_DROP_CORRUPT_HDR), then every field; the payload CRC
+   is the caller's (srd_pkt_payload_ok).
 
    Returns 0, or SRD_ERR_PROTO with *why set to the drop reason. */
 int srd_pkt_decode(srd_pkt *pkt, const uint8_t *buf, size_t len, size_t total,
                    srd_drop_reason *why);
 
-/* The encoders write a packet header into |buf| (|cap| bytes) and return
-   its length, or SRD_ERR_NOBUF.  c->flags is written as given for DATA and
-   as 0 for the others; srd_pkt_encode_hs takes the handshake |type|. */
+/* srd_pkt_span returns the header length that |buf| (|len| bytes, at
+   least the common header, of a known type) claims by its type, flags and
+   counts, or 0 if those lie beyond |len|: the bytes hcrc covers. */
+size_t srd_pkt_span(const uint8_t *buf, size_t len);
+
+/* srd_pkt_hcrc returns the CRC32C of the |hdrlen|-byte header at |buf|,
+   its hcrc field left out. */
+uint32_t srd_pkt_hcrc(const uint8_t *buf, size_t hdrlen);
+
+/* srd_pkt_seal writes the hcrc field of the |hdrlen|-byte header at
+   |buf|.  The encoders seal what they write; tests and fuzzers that forge
+   a header call it after changing one. */
+void srd_pkt_seal(uint8_t *buf, size_t hdrlen);
+
+/* srd_pkt_payload_ok returns nonzero unless |pkt| is a DATA whose payload
+   CRC (SRD_DATA_FLAG_PCRC) disagrees with its payload, given in two
+   pieces; a NULL second piece of nonzero length (a simulator's payload by
+   length) cannot be checked and passes. */
+int srd_pkt_payload_ok(const srd_pkt *pkt, const uint8_t *pay1, size_t len1,
+                       const uint8_t *pay2, size_t len2);
+
+/* The encoders write a packet header into |buf| (|cap| bytes), sealed
+   (srd_pkt_seal), and return its length, or SRD_ERR_NOBUF.  c->flags is written
+   as given for DATA and as 0 for the others; srd_pkt_encode_hs takes the
+   handshake |type|. */
 srd_ssize srd_pkt_encode_data(uint8_t *buf, size_t cap, const srd_pkt_common *c,
                               const srd_pkt_data *d);
 srd_ssize srd_pkt_encode_ack(uint8_t *buf, size_t cap, const srd_pkt_common *c,

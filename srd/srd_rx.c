@@ -28,6 +28,41 @@ static void copy2(uint8_t *dst, const uint8_t *p1, size_t n1, const uint8_t *p2,
   }
 }
 
+/* rx_must_check says whether the payload of DATA |pkt| is to be checked
+   against its CRC: the sender put one in, this endpoint checks them, and
+   the bytes are there (a simulator may give a payload by length only). */
+static inline int rx_must_check(const srd_ep *ep, const srd_pkt *pkt,
+                                const uint8_t *pay2, size_t len2) {
+  return ep->settings.payload_crc && (pkt->c.flags & SRD_DATA_FLAG_PCRC) &&
+         (len2 == 0 || pay2 != NULL);
+}
+
+/* rx_place copies a fragment's payload to |dst|, checking its CRC in the
+   same pass.  Returns 0, or -1 if the payload is not what was sent: the
+   packet is then dropped and counted, and |dst| holds garbage where the
+   fragment goes, which its retransmission overwrites before anything of
+   the message is delivered (a fragment is marked received only once it
+   passed). */
+static int rx_place(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, uint8_t *dst,
+                    const uint8_t *pay1, size_t len1, const uint8_t *pay2,
+                    size_t len2, srd_tstamp now) {
+  uint32_t c;
+
+  if (!rx_must_check(ep, pkt, pay2, len2)) {
+    copy2(dst, pay1, len1, pay2, len2);
+    return 0;
+  }
+  c = srd_crc32c_copy(0, dst, pay1, len1);
+  if (len2) {
+    c = srd_crc32c_copy(c, dst + len1, pay2, len2);
+  }
+  if (c != pkt->u.data.pcrc) {
+    srd_ep_drop(ep, now, p->id, SRD_DROP_CORRUPT_PAYLOAD, SRD_PKT_DATA);
+    return -1;
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Delivery                                                                 */
 
@@ -269,6 +304,23 @@ static srd_rctx *new_ctx(srd_ep *ep, srd_peer *p, const srd_pkt_data *d,
   return c;
 }
 
+/* dup_msg answers a packet of a message that is complete here: its
+   packet is acknowledged, nothing is delivered again.  A retransmission
+   (its sender has gone unanswered) also gets a DONE notice by message id:
+   if the acknowledgements of earlier copies came back after the sender
+   had given up on those packets, packet numbers can no longer tell it,
+   and the message would fail although it was delivered. */
+static void dup_msg(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
+                    srd_tstamp now) {
+  const srd_pkt_data *d = &pkt->u.data;
+
+  srd_acktr_record(&p->acktr, d->seq, d->tx_ts, pkt->c.path, now);
+  if (d->tx_count > 1) {
+    srd_acktr_add_note(&p->acktr, d->seq, d->msg_id, SRD_NACK_DONE, 0);
+  }
+  srd_ep_drop(ep, now, p->id, SRD_DROP_DUP_MSG, SRD_PKT_DATA);
+}
+
 static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
                    const uint8_t *pay1, size_t len1, const uint8_t *pay2,
                    size_t len2, srd_tstamp now) {
@@ -299,19 +351,42 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
   default:
     break;
   }
-  /* A finished message: acknowledge the packet, deliver nothing. */
-  if (srd_seq_lt(d->msg_id, p->rx_next) || srd_bit_test(p->rx_done, i)) {
-    if (!srd_seq_lt(d->msg_id, p->rx_next) && srd_bit_test(p->rx_err, i)) {
-      srd_acktr_add_nack(&p->acktr, d->seq, d->msg_id, SRD_NACK_TRUNCATED);
-    } else {
-      srd_acktr_record(&p->acktr, d->seq, d->tx_ts, pkt->c.path, now);
-    }
-    srd_ep_drop(ep, now, p->id, SRD_DROP_DUP_MSG, SRD_PKT_DATA);
+  /* A retired message (delivered, or given up by its sender). */
+  if (srd_seq_lt(d->msg_id, p->rx_next)) {
+    dup_msg(ep, p, pkt, now);
     return 0;
   }
+  /* Beyond the window the done bits describe another message (id minus
+     the window), so the window is checked before them.  An ordered
+     receiver that holds completed messages for receives not yet posted
+     lets its sender's floor run ahead of its own: what lies beyond is
+     refused (RNR) until the application catches up, never taken for a
+     duplicate. */
   if (d->msg_id - p->rx_next >= ep->settings.msg_window) {
+    if (srd_seq_lt(d->msg_id, p->rx_floor)) {
+      /* Finished at the sender already: nothing is owed. */
+      srd_ep_drop(ep, now, p->id, SRD_DROP_OUT_OF_WINDOW, SRD_PKT_DATA);
+      return 0;
+    }
+    if (d->msg_id - p->rx_floor < p->tx_window) {
+      srd_acktr_add_nack(&p->acktr, d->seq, d->msg_id, SRD_NACK_RNR);
+      ++ep->stats.rnr_sent;
+      srd_ep_drop(ep, now, p->id, SRD_DROP_RNR, SRD_PKT_DATA);
+      srd_ep_log(ep, now, SRD_LOG_RNR_SENT, p->id, -1, d->msg_id, 0);
+      return 0;
+    }
     srd_ep_drop(ep, now, p->id, SRD_DROP_OUT_OF_WINDOW, SRD_PKT_DATA);
     return SRD_ERR_PROTO;
+  }
+  /* A finished message: acknowledge the packet, deliver nothing. */
+  if (srd_bit_test(p->rx_done, i)) {
+    if (srd_bit_test(p->rx_err, i)) {
+      srd_acktr_add_nack(&p->acktr, d->seq, d->msg_id, SRD_NACK_TRUNCATED);
+      srd_ep_drop(ep, now, p->id, SRD_DROP_DUP_MSG, SRD_PKT_DATA);
+    } else {
+      dup_msg(ep, p, pkt, now);
+    }
+    return 0;
   }
   /* The fragment must sit where the negotiated fragment size puts it.
      (The first fragment, all of a small message, needs no division.) */
@@ -334,8 +409,14 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
       ep->recvs[ep->posted_head].cap >= d->msg_len &&
       (!p->ps.ordered || d->msg_id == p->rx_next) &&
       ctx_of(ep, p, d->msg_id) == NULL) {
-    uint32_t ridx = posted_pop(ep);
-    copy2(ep->recvs[ridx].buf, pay1, len1, pay2, len2);
+    uint32_t ridx;
+    /* Into the oldest posted receive; it is taken only if the payload
+       passed its check. */
+    if (rx_place(ep, p, pkt, ep->recvs[ep->posted_head].buf, pay1, len1, pay2,
+                 len2, now) != 0) {
+      return SRD_ERR_PROTO;
+    }
+    ridx = posted_pop(ep);
     srd_acktr_record(&p->acktr, d->seq, d->tx_ts, pkt->c.path, now);
     srd_bit_set(p->rx_done, i);
     recv_complete(ep, p, ridx, 0, d->msg_id, d->msg_len, now);
@@ -349,8 +430,12 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
       return SRD_ERR_PROTO;
     }
     if (srd_bit_test(c->bits, frag)) {
-      /* A retransmission of a fragment we have: it still gets its ACK. */
+      /* A retransmission of a fragment we have: it still gets its ACK,
+         and a sender that has gone unanswered gets told by message id. */
       srd_acktr_record(&p->acktr, d->seq, d->tx_ts, pkt->c.path, now);
+      if (d->tx_count > 1) {
+        srd_acktr_add_note(&p->acktr, d->seq, d->msg_id, SRD_NACK_HAVE, frag);
+      }
       srd_ep_drop(ep, now, p->id, SRD_DROP_DUP_PKT, SRD_PKT_DATA);
       return 0;
     }
@@ -362,11 +447,23 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
   }
   if (d->payload_len && !c->discard) {
     if (c->recv != SRD_NIL) {
-      dst = ep->recvs[c->recv].buf + d->offset;
-    } else if (srd_ep_chunk_take(ep, c, frag, &dst) != 0) {
-      srd_unreachable(); /* chunks were reserved for every fragment */
+      /* In place, checked in the same pass. */
+      if (rx_place(ep, p, pkt, ep->recvs[c->recv].buf + d->offset, pay1, len1,
+                   pay2, len2, now) != 0) {
+        return SRD_ERR_PROTO;
+      }
+    } else {
+      /* A chunk is taken for good: check first. */
+      if (rx_must_check(ep, pkt, pay2, len2) &&
+          !srd_pkt_payload_ok(pkt, pay1, len1, pay2, len2)) {
+        srd_ep_drop(ep, now, p->id, SRD_DROP_CORRUPT_PAYLOAD, SRD_PKT_DATA);
+        return SRD_ERR_PROTO;
+      }
+      if (srd_ep_chunk_take(ep, c, frag, &dst) != 0) {
+        srd_unreachable(); /* chunks were reserved for every fragment */
+      }
+      copy2(dst, pay1, len1, pay2, len2);
     }
-    copy2(dst, pay1, len1, pay2, len2);
   }
   srd_bit_set(c->bits, frag);
   ++c->n_recvd;
@@ -467,8 +564,8 @@ SRD_COLD static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
   p->ccs.max_cwnd = (uint64_t)ep->settings.pkt_window * p->ccs.pkt_bytes;
   /* Both ends derive each direction's first message id from the two
      incarnation ids, whoever started the handshake. */
-  tx_base = srd_wrap_early(mix(ep->conn_id, conn));
-  rx_base = srd_wrap_early(mix(conn, ep->conn_id));
+  tx_base = srd_wrap_early(mix(p->local_conn, conn));
+  rx_base = srd_wrap_early(mix(conn, p->local_conn));
   p->next_msg_id = p->msg_floor = tx_base;
   p->rx_next = p->rx_floor = rx_base;
   srd_ep_set_state(ep, p, SRD_PEER_STATE_ESTABLISHED, now);
@@ -508,7 +605,7 @@ SRD_COLD static int on_hs_req(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
 
 SRD_COLD static int on_hs_resp(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
                                srd_tstamp now) {
-  if (pkt->c.dst_conn != ep->conn_id || p->req_nonce == 0 ||
+  if (pkt->c.dst_conn != p->local_conn || p->req_nonce == 0 ||
       pkt->u.hs.echo != p->req_nonce) {
     srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_CONN, SRD_PKT_HS_RESP);
     return SRD_ERR_STALE;
@@ -534,7 +631,7 @@ SRD_COLD static int on_hs_resp(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
 
 SRD_COLD static int on_hs_confirm(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
                                   srd_tstamp now) {
-  if (pkt->c.dst_conn != ep->conn_id || p->cookie == 0 ||
+  if (pkt->c.dst_conn != p->local_conn || p->cookie == 0 ||
       pkt->u.hs.echo != p->cookie || pkt->c.src_conn != p->cookie_conn) {
     srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_CONN, SRD_PKT_HS_CONFIRM);
     return SRD_ERR_STALE;
@@ -559,7 +656,7 @@ SRD_COLD static void stale_dst(srd_ep *ep, srd_peer *p, srd_tstamp now) {
 int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
                   const uint8_t *pay1, size_t len1, const uint8_t *pay2,
                   size_t len2, srd_tstamp now) {
-  if (pkt->c.src_conn == ep->conn_id) {
+  if (pkt->c.src_conn == p->local_conn) {
     /* Our own packet come back (a reflecting service at the peer's
        address: an echo port), or a peer that drew our incarnation id
        (one chance in 2^32; it gets through when one of us restarts).
@@ -577,7 +674,7 @@ int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
   default:
     break;
   }
-  if (pkt->c.dst_conn != ep->conn_id) {
+  if (pkt->c.dst_conn != p->local_conn) {
     srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_CONN, pkt->c.type);
     stale_dst(ep, p, now);
     return SRD_ERR_STALE;

@@ -303,17 +303,26 @@ static void on_rto(srd_ep *ep, srd_peer *p, srd_tstamp now) {
 /* ------------------------------------------------------------------------ */
 /* Acknowledgements                                                         */
 
+/* frag_in records that fragment |frag| of live message |s| reached the
+   receiver; the last one completes the message. */
+static void frag_in(srd_ep *ep, srd_peer *p, srd_send *s, uint32_t frag,
+                    srd_tstamp now) {
+  if (srd_bit_test(s->acked, frag)) {
+    return;
+  }
+  srd_bit_set(s->acked, frag);
+  if (++s->n_acked == s->n_frags) {
+    finish(ep, p, s);
+    complete(ep, p, s, 0, now);
+  }
+}
+
 static void frag_acked(srd_ep *ep, srd_peer *p, const srd_rtb_ent *e,
                        srd_tstamp now) {
   srd_send *s = live_send(ep, p, e->slot, e->msg_id);
 
-  if (s == NULL || srd_bit_test(s->acked, e->frag)) {
-    return;
-  }
-  srd_bit_set(s->acked, e->frag);
-  if (++s->n_acked == s->n_frags) {
-    finish(ep, p, s);
-    complete(ep, p, s, 0, now);
+  if (s != NULL) {
+    frag_in(ep, p, s, e->frag, now);
   }
 }
 
@@ -434,10 +443,35 @@ static void on_nack(srd_ep *ep, srd_peer *p, const srd_pkt_nack *n,
                     e->slot != (uint32_t)(s - ep->sends))) {
     e = NULL;
   }
-  if (n->reason == SRD_NACK_RNR) {
+  switch (n->reason) {
+  case SRD_NACK_RNR:
     on_rnr(ep, p, s, e, n->msg_id, now);
-  } else if (s != NULL) {
-    srd_tx_msg_fail(ep, p, s, SRD_ERR_REMOTE_TRUNCATED, now);
+    break;
+  case SRD_NACK_TRUNCATED:
+    if (s != NULL) {
+      srd_tx_msg_fail(ep, p, s, SRD_ERR_REMOTE_TRUNCATED, now);
+    }
+    break;
+  default:
+    /* A notice that the receiver holds a fragment (HAVE) or the whole
+       message (DONE), keyed by message id: it reaches us even when the
+       packets it answers have left the sent ring (deep reordering), and
+       it is what lets such a message succeed instead of running out of
+       retries. */
+    if (s != NULL) {
+      uint32_t f;
+      p->rnr_progress = p->rnr_epoch;
+      if (n->reason == SRD_NACK_HAVE) {
+        if (n->frag < s->n_frags) {
+          frag_in(ep, p, s, n->frag, now);
+        }
+      } else {
+        for (f = 0; f < s->n_frags && s->state == SRD_SEND_ACTIVE; ++f) {
+          frag_in(ep, p, s, f, now);
+        }
+      }
+    }
+    break;
   }
 }
 
@@ -445,7 +479,7 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
                   srd_tstamp now) {
   srd_rtb *rtb = &p->rtb;
   uint64_t bytes = 0;
-  uint32_t pkts = 0, i, hi, lo;
+  uint32_t pkts = 0, i, hi, lo, fresh = 0;
   srd_duration latest = 0;
   srd_cc_ack ca;
 
@@ -457,6 +491,16 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
   /* The peer acknowledges us, so it has confirmed our incarnation. */
   p->echo_cookie = 0;
   p->responsive = 1;
+
+  /* The echoes whose packets this ACK is the first to acknowledge: only
+     they give RTT samples (below). */
+  for (i = 0; i < a->n_echo; ++i) {
+    const srd_rtb_ent *re = srd_rtb_get(rtb, a->echo[i].seq);
+    if (re != NULL && re->tx_ts == a->echo[i].tx_ts &&
+        (re->state == SRD_RTB_INFLIGHT || re->state == SRD_RTB_LOST)) {
+      fresh |= 1u << i;
+    }
+  }
 
   if (!a->empty) {
     hi = a->largest;
@@ -485,11 +529,19 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
 
   for (i = 0; i < a->n_echo; ++i) {
     const srd_pkt_echo *e = &a->echo[i];
-    const srd_rtb_ent *re;
+    srd_rtb_ent *re = srd_rtb_get(rtb, e->seq);
     srd_duration rtt;
-    if (e->tx_ts > now || e->path >= p->paths.n) {
-      continue; /* not a timestamp of ours */
+    /* One sample per transmission, from its first acknowledgement: an
+       echo repeated by a duplicated or delayed ACK, or of a packet long
+       retired, would measure the delay of the copy, not the path (a
+       duplicate delayed by D would pull srtt towards D and, through the
+       delay target, the window to nothing).  The path is the one the
+       packet took, as the ring remembers it. */
+    if (!(fresh & (1u << i)) || re == NULL || re->sampled ||
+        re->state != SRD_RTB_ACKED || e->tx_ts > now) {
+      continue;
     }
+    re->sampled = 1;
     rtt = now - e->tx_ts;
     /* The receiver held the packet this long before answering: the
        timers must allow for it (a software receiver that sleeps holds for
@@ -506,18 +558,17 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
        slow fabric a full packet's serialisation at every hop is much of
        its RTT (13 us a hop at 5 Gb/s), and against the base of small
        packets (the handshake's) it would read as a standing queue. */
-    re = srd_rtb_get(rtb, e->seq);
-    if (re != NULL && re->bytes >= p->ccs.pkt_bytes &&
+    if (re->bytes >= p->ccs.pkt_bytes &&
         (p->base_rtt_full == 0 || rtt < p->base_rtt_full)) {
       p->base_rtt_full = rtt;
     }
     p->ccs.srtt = p->rtt.srtt;
     p->ccs.min_rtt = p->base_rtt_full ? p->base_rtt_full : p->rtt.min_rtt;
-    if (srd_pathset_on_sample(&p->paths, e->path, rtt, p->ccs.min_rtt,
+    if (srd_pathset_on_sample(&p->paths, re->path, rtt, p->ccs.min_rtt,
                               ep->settings.cc_target_qdelay, p->rtt.srtt,
                               now)) {
-      srd_ep_log(ep, now, SRD_LOG_PATH_AVOID, p->id, e->path,
-                 p->paths.p[e->path].avoid_until, SRD_AVOID_DELAY);
+      srd_ep_log(ep, now, SRD_LOG_PATH_AVOID, p->id, re->path,
+                 p->paths.p[re->path].avoid_until, SRD_AVOID_DELAY);
     }
     latest = rtt;
   }
@@ -735,10 +786,10 @@ static void common(const srd_ep *ep, const srd_peer *p, srd_pkt_common *c,
                    uint32_t dst, uint16_t path) {
   c->version = SRD_PROTO_VERSION;
   c->flags = 0;
-  c->src_conn = ep->conn_id;
+  c->src_conn = p->local_conn;
   c->dst_conn = dst;
   c->path = path;
-  (void)p;
+  (void)ep;
 }
 
 static void hs_params(const srd_ep *ep, srd_pkt_hs *hs) {
@@ -955,6 +1006,13 @@ static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
   d.tx_count = tx_count;
   d.tx_ts = now;
   d.hs_echo = p->echo_cookie;
+  d.pcrc = 0;
+  if (ep->settings.payload_crc) {
+    /* Computed for every transmission from the send buffer, which the
+       engine only reads: what is checked is what the user posted. */
+    c.flags |= SRD_DATA_FLAG_PCRC;
+    d.pcrc = srd_crc32c(0, s->buf + offset, plen);
+  }
   n = srd_pkt_encode_data(buf, cap, &c, &d);
   assert(n == (srd_ssize)hdrlen);
   payload->base = s->buf + offset;
@@ -1022,7 +1080,7 @@ void srd_tx_session_reset(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   uint32_t i;
 
   srd_tx_fail_all(ep, p, SRD_ERR_PEER_RESET, 0, now);
-  srd_rtb_reset(&p->rtb, srd_pcg_u32(&ep->pcg));
+  srd_rtb_reset(&p->rtb, srd_wrap_early(srd_pcg_u32(&ep->pcg)));
   memset(p->tx_msgs, 0, ep->settings.msg_window * sizeof(uint32_t));
   p->lost.head = p->lost.len = 0;
   p->parked.head = p->parked.len = 0;

@@ -10,6 +10,7 @@
  */
 #include "../srd_acktr.c"
 #include "../srd_cc.c"
+#include "../srd_crc32c.c"
 #include "../srd_ep.c"
 #include "../srd_err.c"
 #include "../srd_pathset.c"

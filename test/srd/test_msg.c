@@ -9,6 +9,8 @@
 #include "srd_loop.h"
 #include "testutil.h"
 
+#include "srd_pkt.h"
+
 static void fill(uint8_t *b, size_t n, uint32_t tag) {
   size_t i;
   for (i = 0; i < n; ++i) {
@@ -22,8 +24,8 @@ static uint32_t get32(const uint8_t *p) {
          p[3];
 }
 #define PKT_DATA 1
-#define DATA_MSG_ID(p) get32((p)->data + 20)
-#define DATA_OFFSET(p) get32((p)->data + 32)
+#define DATA_MSG_ID(p) get32((p)->data + 24)
+#define DATA_OFFSET(p) get32((p)->data + 36)
 
 static void small_mtu(srd_settings *s) {
   srd_settings_default(s);
@@ -401,15 +403,16 @@ static int inflate_hold(void *arg, const tpkt *p, uint64_t n) {
   tpkt *q = (tpkt *)p;
   uint32_t k, nr, ne;
   (void)arg, (void)n;
-  if (p->type != 2 || p->len < 28) {
+  if (p->type != 2 || p->len < SRD_PKT_ACK_HDR_LEN) {
     return TP_DELIVER;
   }
-  nr = q->data[22];
-  ne = q->data[23];
+  nr = q->data[26];
+  ne = q->data[27];
   for (k = 0; k < ne; ++k) {
-    uint8_t *h = q->data + 28 + 4 * nr + 20 * k + 12;
+    uint8_t *h = q->data + SRD_PKT_ACK_HDR_LEN + 4 * nr + 20 * k + 12;
     h[0] = h[1] = h[2] = h[3] = 0xff; /* hold: 4.3 s */
   }
+  srd_pkt_seal(q->data, q->len); /* a receiver that means it */
   return TP_DELIVER;
 }
 

@@ -19,10 +19,18 @@ static uint32_t get32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
          p[3];
 }
-#define D_SEQ(p) get32((p)->data + 16)
-#define D_MSG(p) get32((p)->data + 20)
-#define D_OFF(p) get32((p)->data + 32)
-#define D_TXC(p) ((p)->data[38])
+/* session_id returns |ep|'s incarnation id for its session with |peer|
+   (what its packets to that peer carry as src_conn). */
+static uint32_t session_id(const srd_ep *ep, srd_peer_id peer) {
+  srd_peer_stats st;
+  assert_int_equal(srd_ep_get_peer_stats(ep, peer, &st), 0);
+  return st.local_conn_id;
+}
+
+#define D_SEQ(p) get32((p)->data + 20)
+#define D_MSG(p) get32((p)->data + 24)
+#define D_OFF(p) get32((p)->data + 36)
+#define D_TXC(p) ((p)->data[42])
 
 static void fill(uint8_t *b, size_t n, uint32_t tag) {
   size_t i;
@@ -488,17 +496,17 @@ static void test_reliab_restart_and_stale_replay(void **state) {
       0);
   tpair_run(&tp, SRD_S);
   assert_int_equal(tpair_poll(&tp, 1, cqe, 8), 1);
-  old_conn = srd_ep_conn_id(tp.ep[0]);
+  old_conn = session_id(tp.ep[0], tp.peer[0]);
 
   /* A dies and comes back with a new incarnation id. */
   srd_ep_del(tp.ep[0]);
   srd_settings_default(&s);
   s.seed = 4242;
   assert_int_equal(srd_ep_new(&tp.ep[0], &s, srd_mem_default()), 0);
-  assert_int_not_equal(srd_ep_conn_id(tp.ep[0]), old_conn);
   srd_peer_settings_default(&ps);
   ps.n_paths = 4;
   assert_int_equal(srd_ep_add_peer(tp.ep[0], &ps, &tp.peer[0]), 0);
+  assert_int_not_equal(session_id(tp.ep[0], tp.peer[0]), old_conn);
 
   /* The old incarnation's packets are replayed: all refused. */
   tp.filter = NULL;
@@ -520,7 +528,7 @@ static void test_reliab_restart_and_stale_replay(void **state) {
   assert_int_equal(cqe[0].len, sizeof(msg2));
   assert_memory_equal(cqe[0].buf, msg2, sizeof(msg2));
   assert_int_equal(srd_ep_get_peer_stats(tp.ep[1], tp.peer[1], &st), 0);
-  assert_int_equal(st.peer_conn_id, srd_ep_conn_id(tp.ep[0]));
+  assert_int_equal(st.peer_conn_id, session_id(tp.ep[0], tp.peer[0]));
 
   /* Now the dead incarnation's packets are foreign: stale. */
   replay(&tp, &c);
@@ -599,7 +607,7 @@ static void test_reliab_peer_restart_resets(void **state) {
 /* A forged or replayed handshake answer changes nothing. */
 static void test_reliab_forged_handshake(void **state) {
   static uint8_t msg[100], rbuf[100];
-  uint8_t resp[48] = {0};
+  uint8_t resp[SRD_PKT_HS_RESP_LEN] = {0};
   srd_path path;
   srd_ep_stats st;
   srd_peer_stats ps;
@@ -616,20 +624,21 @@ static void test_reliab_forged_handshake(void **state) {
       0);
   tpair_run(&tp, SRD_S);
   assert_int_equal(tpair_poll(&tp, 1, cqe, 2), 1);
-  a_conn = srd_ep_conn_id(tp.ep[0]);
-  b_conn = srd_ep_conn_id(tp.ep[1]);
+  a_conn = session_id(tp.ep[0], tp.peer[0]);
+  b_conn = session_id(tp.ep[1], tp.peer[1]);
 
   /* An HS_RESP to A from a "new B" with a nonce A never sent. */
-  resp[0] = 1;
+  resp[0] = SRD_PROTO_VERSION;
   resp[1] = 4; /* HS_RESP */
   resp[4] = 0x12, resp[5] = 0x34, resp[6] = 0x56, resp[7] = 0x78;
   resp[8] = (uint8_t)(a_conn >> 24), resp[9] = (uint8_t)(a_conn >> 16);
   resp[10] = (uint8_t)(a_conn >> 8), resp[11] = (uint8_t)a_conn;
-  resp[23] = 1;    /* echo */
-  resp[31] = 2;    /* nonce */
-  resp[34] = 0x20; /* mtu 8192 */
-  resp[38] = 0x10; /* max msg 1 MiB */
-  resp[42] = 0x04; /* msg window 1024 */
+  resp[27] = 1;    /* echo */
+  resp[35] = 2;    /* nonce */
+  resp[38] = 0x20; /* mtu 8192 */
+  resp[41] = 0x10; /* max msg 1 MiB */
+  resp[46] = 0x04; /* msg window 1024 */
+  srd_pkt_seal(resp, sizeof(resp)); /* forged by someone who can */
   path.peer = tp.peer[0];
   path.path = 0;
   assert_int_equal(srd_ep_read_pkt(tp.ep[0], &path, resp, sizeof(resp), tp.now),
@@ -839,8 +848,8 @@ static void test_reliab_echo_acknowledges(void **state) {
     /* B's ACK: the range names only the second packet, the echo the
        first. */
     memset(&pc, 0, sizeof(pc));
-    pc.src_conn = srd_ep_conn_id(tp.ep[1]);
-    pc.dst_conn = srd_ep_conn_id(tp.ep[0]);
+    pc.src_conn = session_id(tp.ep[1], tp.peer[1]);
+    pc.dst_conn = session_id(tp.ep[0], tp.peer[0]);
     memset(&a, 0, sizeof(a));
     assert_int_equal(srd_pkt_decode(&pkt, c.pkts[1].data, c.pkts[1].len,
                                     c.pkts[1].len, &why),

@@ -128,6 +128,9 @@ void sim_srd_cfg_default(sim_srd_cfg *c) {
   c->ep.unexp_bytes = 0;
   c->ep.msg_window = 0;
   c->ep.pkt_window = 0;
+  /* Payloads travel by length only, so there are no payload bytes to
+     check; the header's CRC32C still guards every header. */
+  c->ep.payload_crc = 0;
   srd_peer_settings_default(&c->peer);
   c->seed = 1;
   c->recv_depth = 0;
@@ -322,11 +325,6 @@ static srd_tstamp now_ns(const sim_srd *t) {
   return netsim_sim_now(t->x.sim) / NETSIM_NS;
 }
 
-static uint32_t rd_be32(const uint8_t *p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-         p[3];
-}
-
 /* send_pkt puts one datagram the engine wrote on the wire and returns its
    size on the wire (0 if it could not be sent). */
 static uint32_t send_pkt(shost *h, const srd_path *path, size_t hdrlen,
@@ -362,9 +360,11 @@ static uint32_t send_pkt(shost *h, const srd_path *path, size_t hdrlen,
     size_t off = (size_t)((const uint8_t *)iov->base - t->arena);
     uint32_t k = (uint32_t)(off % t->cfg.ep.mtu);
     ++t->cnt.data_pkts;
+    srd_pkt_info info;
     if (k < t->max_sends && h->slot_msg[k] != NULL && !h->slot_mapped[k] &&
-        hdrlen >= 24 && t->hdr[1] == 1 /* DATA */) {
-      uint32_t id = rd_be32(t->hdr + 20);
+        srd_pkt_peek(t->hdr, hdrlen, &info) == 0 &&
+        info.type == SRD_PKT_TYPE_DATA) {
+      uint32_t id = info.msg_id;
       if (mt_put(t, h->idx, dst, id, h->slot_msg[k]) == 0) {
         h->slot_mapped[k] = 1;
         h->slot_id[k] = id;

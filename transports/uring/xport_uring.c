@@ -88,9 +88,6 @@
    Silence, not age: a client restarted on the same ports re-handshakes
    on an old slot, and must not lose it halfway. */
 #define PASSIVE_HS_TIMEOUT_NS (2ull * 1000000000ull)
-/* The handshake request as the driver recognises it (protocol.md 2.4). */
-#define HS_REQ_TYPE 3
-#define HS_REQ_LEN 40
 
 /* Control space of a receive: the GRO segment size and the arrival time. */
 #define RX_CTL_SPACE                                                           \
@@ -506,14 +503,15 @@ static void input_datagram(xport_uring *x, uint16_t sock, const void *name,
   if (pi < 0) {
     xport_peer id;
     struct sockaddr_storage ss;
+    srd_pkt_info info;
     uint16_t hpath, port;
     size_t first =
         gso_size > 0 && (size_t)gso_size < len ? (size_t)gso_size : len;
 
-    /* Only a well-formed handshake request earns a peer slot. */
-    if (!x->cfg.listen || first != HS_REQ_LEN || data[0] != SRD_PROTO_VERSION ||
-        data[1] != HS_REQ_TYPE || data[8] | data[9] | data[10] | data[11] ||
-        (hpath = (uint16_t)(data[12] << 8 | data[13])) >= XPORT_MAX_PATHS ||
+    /* Only an intact request to open a session earns a peer slot. */
+    if (!x->cfg.listen || srd_pkt_peek(data, first, &info) != 0 ||
+        info.type != SRD_PKT_TYPE_HS_REQ || info.dst_conn != 0 ||
+        info.hdrlen != first || (hpath = info.path) >= XPORT_MAX_PATHS ||
         namelen > sizeof(ss)) {
       ++x->unknown_src;
       ++x->driver_bad;
@@ -552,7 +550,8 @@ static void input_datagram(xport_uring *x, uint16_t sock, const void *name,
      (truncated) like any other malformed one. */
   for (off = 0; off < len || (len == 0 && off == 0); off += seg) {
     size_t n = len - off < seg ? len - off : seg;
-    path.path = n >= 14 ? (uint16_t)(data[off + 12] << 8 | data[off + 13]) : 0;
+    /* Informational (the engine reads the path from the packet). */
+    path.path = 0;
     ++x->pkts_in;
     x->bytes_in += n;
     srd_ep_read_pkt(x->ep, &path, data + off, n, arrival);

@@ -32,7 +32,7 @@ extern "C" {
 
 #define SRD_VERSION_STR "0.1.0"
 /* SRD_PROTO_VERSION is the wire format version carried in every packet. */
-#define SRD_PROTO_VERSION 1
+#define SRD_PROTO_VERSION 2
 
 /* srd_tstamp is a point in time in nanoseconds on the driver's clock. */
 typedef uint64_t srd_tstamp;
@@ -229,7 +229,7 @@ typedef struct srd_settings {
      power of two (default 1024).  The smaller of both sides' is used. */
   uint32_t msg_window;
   /* pkt_window is the most data packets in flight per peer, a power of
-     two (default 512). */
+     two from 16 to 32768 (default 512). */
   uint32_t pkt_window;
   /* rto_min is the floor of the retransmission timeout (default 100 us). */
   srd_duration rto_min;
@@ -267,6 +267,13 @@ typedef struct srd_settings {
   /* cc_fixed_window is the window of the "fixed" controller in bytes
      (default 256 KiB). */
   uint32_t cc_fixed_window;
+  /* payload_crc: nonzero (the default) puts a CRC32C of each data
+     packet's payload in its header and checks the ones that come with
+     one, so that a corrupted payload is dropped, never delivered.  0
+     neither computes nor checks it (for benchmarks of the bare engine);
+     the header's own CRC32C is always there.  docs/protocol.md,
+     "Integrity", has its cost. */
+  int payload_crc;
   /* path_steering: nonzero steers packets away from paths whose delay
      rises above the others' or that lose packets (default 1).  0 gives
      blind round-robin spraying. */
@@ -275,7 +282,10 @@ typedef struct srd_settings {
      srd_ep_* functions. */
   void (*log)(void *user_data, const srd_log_record *rec);
   /* pkt_tap, if not NULL, sees every datagram read or written (for pcap
-     writers).  It must not call srd_ep_* functions. */
+     writers), whole: header and payload in one piece, also for
+     srd_ep_write_pktv and srd_ep_read_pktv (the engine assembles a copy;
+     a payload given by length only is tapped as zeros).  It must not call
+     srd_ep_* functions. */
   void (*pkt_tap)(void *user_data, srd_pkt_dir dir, const srd_path *path,
                   const uint8_t *pkt, size_t len, srd_tstamp ts);
   /* user_data is passed to log and pkt_tap. */
@@ -320,7 +330,10 @@ SRD_EXTERN int srd_ep_new(srd_ep **pep, const srd_settings *settings,
 SRD_EXTERN void srd_ep_del(srd_ep *ep);
 
 /* srd_ep_conn_id returns this endpoint's incarnation id, a random nonzero
-   value carried in every packet. */
+   value drawn from the seed.  Each peer's session gets its own id, drawn
+   at srd_ep_add_peer (srd_peer_stats.local_conn_id), so that a peer
+   removed and added again starts a session the remote cannot mistake for
+   the old one; packets carry the session's ids. */
 SRD_EXTERN uint32_t srd_ep_conn_id(const srd_ep *ep);
 
 /* srd_ep_add_peer adds a peer (like inserting an address into an address
@@ -337,8 +350,12 @@ SRD_EXTERN int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
 
 /* srd_ep_remove_peer removes |peer| (like destroying an address handle).
    Its posted sends and the receives holding its partial messages complete
-   with SRD_ERR_CANCELED; messages from it that wait for a receive buffer
-   are discarded.  Its id may be reused by a later srd_ep_add_peer.
+   with SRD_ERR_CANCELED; its partial messages are discarded.  Messages
+   from it that arrived whole and wait for a receive buffer were
+   acknowledged (their sender completed them), so they stay and are
+   delivered later with peer UINT32_MAX.  Its id may be reused by a later
+   srd_ep_add_peer, which starts a new session: the remote sees it as a
+   restart of this side (SRD_ERR_PEER_RESET for what it had in flight).
 
    Returns 0, or SRD_ERR_BAD_PEER. */
 SRD_EXTERN int srd_ep_remove_peer(srd_ep *ep, srd_peer_id peer, srd_tstamp now);
@@ -449,8 +466,9 @@ typedef struct srd_iovec {
 } srd_iovec;
 
 /* srd_ep_write_pktv is srd_ep_write_pkt without the payload copy: it
-   writes the packet header into |hdr| (|cap| bytes, SRD_PKT_MAX_HDR; at
-   least 64) and points |payload| into the posted send buffer.  The
+   writes the packet header into |hdr| (|cap| bytes: SRD_PKT_MAX_CTL never
+   gets SRD_ERR_NOBUF; see SRD_PKT_MAX_HDR) and points |payload| into the
+   posted send buffer.  The
    datagram is the header followed by the payload.  The driver must be done
    with |payload| (e.g. its sendmsg completed) before it next polls the
    completion queue, since a completed send hands its buffer back.
@@ -461,10 +479,13 @@ SRD_EXTERN srd_ssize srd_ep_write_pktv(srd_ep *ep, srd_path *path, uint8_t *hdr,
                                        srd_tstamp now);
 
 /* SRD_PKT_MAX_HDR bounds the header of any packet that carries payload,
-   an acknowledgement riding on it included.  A |hdr| of at least 64 bytes
-   works; with less than SRD_PKT_MAX_HDR, acknowledgements do not ride on
-   data and go in packets of their own. */
+   an acknowledgement riding on it included.  With a |hdr| smaller than
+   this (at least 64 bytes), acknowledgements do not ride on data. */
 #define SRD_PKT_MAX_HDR 176
+/* SRD_PKT_MAX_CTL bounds every packet without payload: a standalone
+   acknowledgement with all its ranges, echoes and notices is the largest.
+   A |hdr| smaller than this gets SRD_ERR_NOBUF when one is due. */
+#define SRD_PKT_MAX_CTL 576
 
 /* srd_ep_max_pkt_size returns the largest datagram the endpoint writes. */
 SRD_EXTERN size_t srd_ep_max_pkt_size(const srd_ep *ep);
@@ -483,18 +504,20 @@ SRD_EXTERN void srd_ep_handle_expiry(srd_ep *ep, srd_tstamp now);
 
 /* srd_drop_reason says why a received packet was dropped. */
 typedef enum srd_drop_reason {
-  SRD_DROP_TRUNCATED,     /* shorter than its header or stated length */
-  SRD_DROP_BAD_VERSION,   /* unknown protocol version */
-  SRD_DROP_BAD_TYPE,      /* unknown packet type */
-  SRD_DROP_BAD_FIELD,     /* a field out of range, unknown flags */
-  SRD_DROP_BAD_CONN,      /* foreign, stale or replayed incarnation */
-  SRD_DROP_NO_SESSION,    /* data before the handshake completed */
-  SRD_DROP_DUP_PKT,       /* payload already received (acknowledged) */
-  SRD_DROP_DUP_MSG,       /* message already delivered (acknowledged) */
-  SRD_DROP_OUT_OF_WINDOW, /* sequence or message id outside the window */
-  SRD_DROP_RNR,           /* no receive buffer (answered with an RNR) */
-  SRD_DROP_BAD_ACK,       /* acknowledges a packet never sent */
-  SRD_DROP_BAD_PEER,      /* the driver named no such peer */
+  SRD_DROP_TRUNCATED,       /* shorter than its header or stated length */
+  SRD_DROP_BAD_VERSION,     /* unknown protocol version */
+  SRD_DROP_BAD_TYPE,        /* unknown packet type */
+  SRD_DROP_BAD_FIELD,       /* a field out of range, unknown flags */
+  SRD_DROP_BAD_CONN,        /* foreign, stale or replayed incarnation */
+  SRD_DROP_NO_SESSION,      /* data before the handshake completed */
+  SRD_DROP_DUP_PKT,         /* payload already received (acknowledged) */
+  SRD_DROP_DUP_MSG,         /* message already delivered (acknowledged) */
+  SRD_DROP_OUT_OF_WINDOW,   /* sequence or message id outside the window */
+  SRD_DROP_RNR,             /* no receive buffer (answered with an RNR) */
+  SRD_DROP_BAD_ACK,         /* acknowledges a packet never sent */
+  SRD_DROP_BAD_PEER,        /* the driver named no such peer */
+  SRD_DROP_CORRUPT_HDR,     /* the header's CRC32C does not match */
+  SRD_DROP_CORRUPT_PAYLOAD, /* the payload's CRC32C does not match */
   SRD_DROP_REASONS
 } srd_drop_reason;
 
@@ -540,7 +563,8 @@ typedef enum srd_peer_state {
 /* srd_peer_stats describes one peer. */
 typedef struct srd_peer_stats {
   srd_peer_state state;
-  uint32_t peer_conn_id; /* the peer's incarnation id, 0 if unknown */
+  uint32_t peer_conn_id;  /* the peer's incarnation id, 0 if unknown */
+  uint32_t local_conn_id; /* ours for this peer's session */
   uint32_t n_paths;
   uint32_t mtu;      /* negotiated payload bytes per packet */
   srd_duration srtt; /* smoothed RTT over all paths */
@@ -589,6 +613,60 @@ typedef struct srd_path_stats {
 SRD_EXTERN int srd_ep_get_path_stats(const srd_ep *ep, srd_peer_id peer,
                                      uint32_t path, srd_tstamp now,
                                      srd_path_stats *st);
+
+/* ------------------------------------------------------------------------ */
+/* Looking at a datagram (for drivers)                                      */
+
+/* srd_pkt_type is the type of a datagram. */
+typedef enum srd_pkt_type {
+  SRD_PKT_TYPE_DATA = 1,
+  SRD_PKT_TYPE_ACK = 2,
+  SRD_PKT_TYPE_HS_REQ = 3,
+  SRD_PKT_TYPE_HS_RESP = 4,
+  SRD_PKT_TYPE_HS_CONFIRM = 5,
+  SRD_PKT_TYPE_SYNC = 6
+} srd_pkt_type;
+
+/* srd_pkt_info is what a driver may need to know about a datagram before
+   it hands it to an endpoint: which peer it is from (by its connection
+   ids and whether it opens a session), the path it took, and for data the
+   message and fragment it carries. */
+typedef struct srd_pkt_info {
+  srd_pkt_type type;
+  uint16_t flags;
+  uint32_t src_conn; /* the sender's session id */
+  uint32_t dst_conn; /* the receiver's, 0 in a first HS_REQ */
+  uint16_t path;     /* the entropy index the sender used */
+  int handshake;     /* HS_REQ, HS_RESP or HS_CONFIRM */
+  size_t hdrlen;     /* header bytes; a DATA's payload follows */
+  /* DATA only, else 0: */
+  uint32_t msg_id;
+  uint32_t msg_len;
+  uint32_t offset;
+  uint16_t payload_len;
+} srd_pkt_info;
+
+/* srd_pkt_peek fills |info| from the first |len| bytes of datagram |pkt|
+   (its header at least) without an endpoint and without changing
+   anything.  It checks the version, the type and the header's CRC32C, so
+   what it returns was written by an endpoint; the other fields are
+   checked by srd_ep_read_pkt.
+
+   Returns 0, or one of:
+   SRD_ERR_INVALID_ARGUMENT  NULL pointers
+   SRD_ERR_PROTO             not a (whole, intact) header of this
+                             protocol version */
+SRD_EXTERN int srd_pkt_peek(const uint8_t *pkt, size_t len, srd_pkt_info *info);
+
+/* srd_crc32c extends |crc| (0 to start) over |len| bytes at |buf| and
+   returns the CRC32C (Castagnoli, as iSCSI) of everything so far, like
+   zlib's crc32(): the check in every header (docs/protocol.md,
+   "Integrity").  "123456789" gives 0xE3069283. */
+SRD_EXTERN uint32_t srd_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* srd_crc32c_impl names the implementation in use: "sse4.2" (the CPU's
+   CRC32 instruction) or "software" (slicing-by-8). */
+SRD_EXTERN const char *srd_crc32c_impl(void);
 
 /* srd_cc_names returns the names of the congestion controllers, ending in
    NULL. */
