@@ -178,6 +178,7 @@ static void peer_free(srd_ep *ep, srd_peer *p) {
   xfree(ep, p->rx_ctx);
   xfree(ep, p->rx_done);
   xfree(ep, p->rx_err);
+  xfree(ep, p->rtt_seen);
   xfree(ep, p);
 }
 
@@ -306,7 +307,9 @@ int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
                              sizeof(srd_retx))) == NULL ||
       (p->rx_ctx = xcalloc(ep, mw, sizeof(uint32_t))) == NULL ||
       (p->rx_done = xcalloc(ep, mwords, sizeof(uint64_t))) == NULL ||
-      (p->rx_err = xcalloc(ep, mwords, sizeof(uint64_t))) == NULL) {
+      (p->rx_err = xcalloc(ep, mwords, sizeof(uint64_t))) == NULL ||
+      (p->rtt_seen = xcalloc(ep, 16 * ep->settings.pkt_window / 64,
+                             sizeof(uint64_t))) == NULL) {
     peer_free(ep, p);
     return SRD_ERR_NOMEM;
   }
@@ -316,6 +319,7 @@ int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
   do {
     p->local_conn = srd_pcg_u32(&ep->pcg);
   } while (p->local_conn == 0);
+  p->rtt_seen_mask = 16 * ep->settings.pkt_window - 1;
   p->lost.cap = ep->settings.pkt_window;
   p->parked.cap = ep->settings.pkt_window + ep->max_frags;
   p->id = i;

@@ -39,7 +39,6 @@ srd_rtb_ent *srd_rtb_add(srd_rtb *rtb, uint32_t bytes) {
   e = &rtb->ents[rtb->next & rtb->mask];
   e->seq = rtb->next++;
   e->state = SRD_RTB_INFLIGHT;
-  e->sampled = 0;
   e->bytes = bytes;
   ++rtb->inflight_pkts;
   rtb->inflight_bytes += bytes;

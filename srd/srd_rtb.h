@@ -29,7 +29,6 @@ typedef struct srd_rtb_ent {
   uint16_t path;    /* path it went out on */
   uint8_t state;    /* SRD_RTB_* */
   uint8_t tx_count; /* transmissions of this fragment so far */
-  uint8_t sampled;  /* its RTT sample was taken (one per transmission) */
 } srd_rtb_ent;
 
 typedef struct srd_rtb {

@@ -479,7 +479,7 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
                   srd_tstamp now) {
   srd_rtb *rtb = &p->rtb;
   uint64_t bytes = 0;
-  uint32_t pkts = 0, i, hi, lo, fresh = 0;
+  uint32_t pkts = 0, i, hi, lo;
   srd_duration latest = 0;
   srd_cc_ack ca;
 
@@ -491,16 +491,6 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
   /* The peer acknowledges us, so it has confirmed our incarnation. */
   p->echo_cookie = 0;
   p->responsive = 1;
-
-  /* The echoes whose packets this ACK is the first to acknowledge: only
-     they give RTT samples (below). */
-  for (i = 0; i < a->n_echo; ++i) {
-    const srd_rtb_ent *re = srd_rtb_get(rtb, a->echo[i].seq);
-    if (re != NULL && re->tx_ts == a->echo[i].tx_ts &&
-        (re->state == SRD_RTB_INFLIGHT || re->state == SRD_RTB_LOST)) {
-      fresh |= 1u << i;
-    }
-  }
 
   if (!a->empty) {
     hi = a->largest;
@@ -529,19 +519,23 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
 
   for (i = 0; i < a->n_echo; ++i) {
     const srd_pkt_echo *e = &a->echo[i];
-    srd_rtb_ent *re = srd_rtb_get(rtb, e->seq);
+    const srd_rtb_ent *re = srd_rtb_get(rtb, e->seq);
+    uint32_t bit = e->seq & p->rtt_seen_mask;
+    uint16_t path = re != NULL ? re->path : e->path;
     srd_duration rtt;
-    /* One sample per transmission, from its first acknowledgement: an
-       echo repeated by a duplicated or delayed ACK, or of a packet long
-       retired, would measure the delay of the copy, not the path (a
-       duplicate delayed by D would pull srtt towards D and, through the
-       delay target, the window to nothing).  The path is the one the
-       packet took, as the ring remembers it. */
-    if (!(fresh & (1u << i)) || re == NULL || re->sampled ||
-        re->state != SRD_RTB_ACKED || e->tx_ts > now) {
+    /* One sample per transmission, from its first echo: a copy of an
+       echo in a duplicated or delayed ACK would measure the delay of the
+       copy, not the path (a duplicate delayed by D would pull srtt
+       towards D and, through the delay target, the window to nothing).
+       A first echo counts even when its packet left the ring: that is
+       how a path whose delay grew is learnt. */
+    if (!srd_seq_lt(e->seq, rtb->next) ||
+        rtb->next - e->seq > p->rtt_seen_mask ||
+        srd_bit_test(p->rtt_seen, bit) || e->tx_ts > now ||
+        path >= p->paths.n || (re != NULL && re->tx_ts != e->tx_ts)) {
       continue;
     }
-    re->sampled = 1;
+    srd_bit_set(p->rtt_seen, bit);
     rtt = now - e->tx_ts;
     /* The receiver held the packet this long before answering: the
        timers must allow for it (a software receiver that sleeps holds for
@@ -558,17 +552,17 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
        slow fabric a full packet's serialisation at every hop is much of
        its RTT (13 us a hop at 5 Gb/s), and against the base of small
        packets (the handshake's) it would read as a standing queue. */
-    if (re->bytes >= p->ccs.pkt_bytes &&
+    if (re != NULL && re->bytes >= p->ccs.pkt_bytes &&
         (p->base_rtt_full == 0 || rtt < p->base_rtt_full)) {
       p->base_rtt_full = rtt;
     }
     p->ccs.srtt = p->rtt.srtt;
     p->ccs.min_rtt = p->base_rtt_full ? p->base_rtt_full : p->rtt.min_rtt;
-    if (srd_pathset_on_sample(&p->paths, re->path, rtt, p->ccs.min_rtt,
+    if (srd_pathset_on_sample(&p->paths, path, rtt, p->ccs.min_rtt,
                               ep->settings.cc_target_qdelay, p->rtt.srtt,
                               now)) {
-      srd_ep_log(ep, now, SRD_LOG_PATH_AVOID, p->id, re->path,
-                 p->paths.p[re->path].avoid_until, SRD_AVOID_DELAY);
+      srd_ep_log(ep, now, SRD_LOG_PATH_AVOID, p->id, path,
+                 p->paths.p[path].avoid_until, SRD_AVOID_DELAY);
     }
     latest = rtt;
   }
@@ -990,6 +984,7 @@ static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
     ++ep->stats.acks_on_data;
   }
   e = srd_rtb_add(&p->rtb, (uint32_t)(hdrlen + plen));
+  srd_bit_clear(p->rtt_seen, e->seq & p->rtt_seen_mask);
   e->tx_ts = now;
   e->slot = (uint32_t)(s - ep->sends);
   e->msg_id = s->msg_id;
