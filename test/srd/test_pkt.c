@@ -1,14 +1,21 @@
 /*
- * test_pkt.c: the wire codec.  Every packet type survives an encode and
- * decode round trip, and every malformed packet is refused with the right
- * srd_drop_reason: truncation, version, type, reserved fields, flags,
- * connection ids, paths, lengths, fragment bounds, message id floors, ACK
- * counts and ranges, NACK reasons and handshake parameters.
+ * test_pkt.c: the wire codec (version 2).  Every packet type survives an
+ * encode and decode round trip, and every malformed packet is refused with
+ * the right srd_drop_reason: truncation, version, type, header CRC,
+ * reserved fields, flags, connection ids, paths, lengths, fragment bounds,
+ * message id floors, ACK counts and ranges, NACK reasons and fragments and
+ * handshake parameters.  Also the payload CRC (SRD_DATA_FLAG_PCRC,
+ * srd_pkt_payload_ok) and srd_pkt_peek.
+ *
+ * The tests that forge a field go through decode_fails(), which reseals
+ * the header (srd_pkt_seal) so that the check behind the CRC is the one
+ * tested; test_pkt_bit_flips does not.
  */
 #include <string.h>
 
 #include "testutil.h"
 
+#include "srd_crc32c.h"
 #include "srd_macro.h"
 #include "srd_pkt.h"
 
@@ -34,12 +41,38 @@ static void wr64(uint8_t *p, uint64_t v) {
   wr32(p + 4, (uint32_t)v);
 }
 
-/* decode_fails decodes |b| and returns the drop reason, or -1 if the
-   packet was accepted. */
+static uint32_t rd32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         p[3];
+}
+
+/* reseal gives a header that a test changed a valid CRC again, when the
+   header it claims lies within |len|: the field checks behind the CRC are
+   what such a test is about (a forger who computes CRCs). */
+static void reseal(uint8_t *b, size_t len) {
+  size_t span;
+
+  if (len < SRD_PKT_COMMON_LEN || b[1] == 0 || b[1] > SRD_PKT_TYPE_MAX) {
+    return;
+  }
+  span = srd_pkt_span(b, len);
+  if (span != 0 && span <= len) {
+    srd_pkt_seal(b, span);
+  }
+}
+
+/* decode_fails decodes |b| (resealed) and returns the drop reason, or -1
+   if the packet was accepted. */
 static int decode_fails(const uint8_t *b, size_t len, size_t total) {
+  static uint8_t copy[BUFLEN];
   srd_pkt pkt;
   srd_drop_reason why = SRD_DROP_REASONS;
-  int rv = srd_pkt_decode(&pkt, b, len, total, &why);
+  int rv;
+
+  assert_true(len <= sizeof(copy));
+  memcpy(copy, b, len);
+  reseal(copy, len);
+  rv = srd_pkt_decode(&pkt, copy, len, total, &why);
 
   if (rv == 0) {
     return -1;
@@ -90,6 +123,48 @@ static size_t make_data(uint16_t flags, const srd_pkt_data *d) {
   c.flags = flags;
   n = srd_pkt_encode_data(buf, sizeof(buf), &c, d);
   assert_int_equal(n, (srd_ssize)srd_pkt_data_hdrlen(flags));
+  for (i = 0; i < d->payload_len; ++i) {
+    buf[(size_t)n + i] = (uint8_t)(i * 7 + 1);
+  }
+  return (size_t)n + d->payload_len;
+}
+
+/* A DATA packet carrying an acknowledgement: the ACK's fields after its
+   common header sit between the data header and the payload. */
+static srd_pkt_ack piggy_ack(void) {
+  srd_pkt_ack a;
+  uint32_t i;
+
+  memset(&a, 0, sizeof(a));
+  a.largest = 0x00000005u; /* wraps below 0 with its ranges */
+  a.first_range = 3;
+  a.n_ranges = SRD_PIGGY_MAX_RANGES;
+  for (i = 0; i < a.n_ranges; ++i) {
+    a.ranges[i].gap = (uint16_t)(i + 1);
+    a.ranges[i].len = (uint16_t)(2 * i + 1);
+  }
+  a.n_echo = SRD_PIGGY_MAX_ECHO;
+  for (i = 0; i < a.n_echo; ++i) {
+    a.echo[i].tx_ts = 0x1000000000ull + i;
+    a.echo[i].seq = 0xFFFFFFF0u + i;
+    a.echo[i].hold_ns = 1000 * i;
+    a.echo[i].path = (uint16_t)(60 + i);
+  }
+  return a;
+}
+
+static size_t make_data_ack(uint16_t flags, const srd_pkt_data *d,
+                            const srd_pkt_ack *a) {
+  srd_pkt_common c = common();
+  srd_pkt_data dd = *d;
+  srd_ssize n;
+  size_t i;
+
+  c.flags = (uint16_t)(flags | SRD_DATA_FLAG_ACK);
+  dd.ack = a;
+  n = srd_pkt_encode_data(buf, sizeof(buf), &c, &dd);
+  assert_int_equal(
+      n, (srd_ssize)(srd_pkt_data_hdrlen(c.flags) + srd_pkt_piggy_len(a)));
   for (i = 0; i < d->payload_len; ++i) {
     buf[(size_t)n + i] = (uint8_t)(i * 7 + 1);
   }
@@ -164,6 +239,7 @@ enum {
   K_DATA,
   K_DATA_ECHO,
   K_DATA_EMPTY,
+  K_DATA_ACK,
   K_ACK_MIN,
   K_ACK_MAX,
   K_HS_REQ,
@@ -188,6 +264,10 @@ static size_t make_kind(int k) {
   case K_DATA_EMPTY:
     d.msg_len = d.offset = d.payload_len = 0;
     return make_data(0, &d);
+  case K_DATA_ACK:
+    a = piggy_ack();
+    d.payload_len = 200;
+    return make_data_ack(0, &d, &a);
   case K_ACK_MIN:
     memset(&a, 0, sizeof(a));
     a.largest = 77;
@@ -321,49 +401,8 @@ static void check_ack_equal(const srd_pkt_ack *x, const srd_pkt_ack *y) {
     assert_int_equal(x->nack[i].seq, y->nack[i].seq);
     assert_int_equal(x->nack[i].msg_id, y->nack[i].msg_id);
     assert_int_equal(x->nack[i].reason, y->nack[i].reason);
+    assert_int_equal(x->nack[i].frag, y->nack[i].frag);
   }
-}
-
-/* A DATA packet carrying an acknowledgement: the ACK's fields after its
-   common header sit between the data header and the payload. */
-static srd_pkt_ack piggy_ack(void) {
-  srd_pkt_ack a;
-  uint32_t i;
-
-  memset(&a, 0, sizeof(a));
-  a.largest = 0x00000005u; /* wraps below 0 with its ranges */
-  a.first_range = 3;
-  a.n_ranges = SRD_PIGGY_MAX_RANGES;
-  for (i = 0; i < a.n_ranges; ++i) {
-    a.ranges[i].gap = (uint16_t)(i + 1);
-    a.ranges[i].len = (uint16_t)(2 * i + 1);
-  }
-  a.n_echo = SRD_PIGGY_MAX_ECHO;
-  for (i = 0; i < a.n_echo; ++i) {
-    a.echo[i].tx_ts = 0x1000000000ull + i;
-    a.echo[i].seq = 0xFFFFFFF0u + i;
-    a.echo[i].hold_ns = 1000 * i;
-    a.echo[i].path = (uint16_t)(60 + i);
-  }
-  return a;
-}
-
-static size_t make_data_ack(uint16_t flags, const srd_pkt_data *d,
-                            const srd_pkt_ack *a) {
-  srd_pkt_common c = common();
-  srd_pkt_data dd = *d;
-  srd_ssize n;
-  size_t i;
-
-  c.flags = (uint16_t)(flags | SRD_DATA_FLAG_ACK);
-  dd.ack = a;
-  n = srd_pkt_encode_data(buf, sizeof(buf), &c, &dd);
-  assert_int_equal(
-      n, (srd_ssize)(srd_pkt_data_hdrlen(c.flags) + srd_pkt_piggy_len(a)));
-  for (i = 0; i < d->payload_len; ++i) {
-    buf[(size_t)n + i] = (uint8_t)(i * 7 + 1);
-  }
-  return (size_t)n + d->payload_len;
 }
 
 static void test_pkt_data_ack_roundtrip(void **state) {
@@ -378,7 +417,11 @@ static void test_pkt_data_ack_roundtrip(void **state) {
   for (echo = 0; echo < 2; ++echo) {
     d.hs_echo = echo ? 0xC00C1Eull : 0;
     total = make_data_ack(echo ? SRD_DATA_FLAG_HS_ECHO : 0, &d, &a);
-    hdr = (echo ? 56 : 48) + 12 + 4 * 4 + 20 * 4;
+    hdr = srd_pkt_data_hdrlen(echo ? SRD_DATA_FLAG_HS_ECHO : 0) +
+          (SRD_PKT_ACK_HDR_LEN - SRD_PKT_COMMON_LEN) +
+          SRD_PIGGY_MAX_RANGES * SRD_PKT_ACK_RANGE_LEN +
+          SRD_PIGGY_MAX_ECHO * SRD_PKT_ACK_ECHO_LEN;
+    assert_int_equal(hdr, (echo ? 64 : 56) + 12 + 4 * 4 + 20 * 4);
     assert_int_equal(total, hdr + d.payload_len);
     assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
     assert_int_equal(pkt.hdrlen, hdr);
@@ -410,7 +453,7 @@ static void test_pkt_data_ack_roundtrip(void **state) {
   a.n_ranges = a.n_echo = 0;
   total = make_data_ack(0, &d, &a);
   assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
-  assert_int_equal(pkt.hdrlen, 48 + 12);
+  assert_int_equal(pkt.hdrlen, SRD_PKT_DATA_HDR_LEN + 12);
   /* Without the flag, no acknowledgement. */
   total = make_data(0, &d);
   assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
@@ -422,7 +465,7 @@ static void test_pkt_data_ack_malformed(void **state) {
   srd_pkt_ack a = piggy_ack();
   srd_pkt_common c = common();
   srd_pkt_data dd = d;
-  size_t total, base = 48;
+  size_t total, base = SRD_PKT_DATA_HDR_LEN;
   (void)state;
 
   /* The encoder refuses what may not ride: NACKs, too many ranges or
@@ -449,10 +492,15 @@ static void test_pkt_data_ack_malformed(void **state) {
                    SRD_ERR_INVALID_ARGUMENT);
   a = piggy_ack();
   dd.ack = &a;
-  assert_int_equal(srd_pkt_encode_data(buf, 48 + 40, &c, &dd), SRD_ERR_NOBUF);
+  assert_int_equal(srd_pkt_encode_data(buf, base + 40, &c, &dd), SRD_ERR_NOBUF);
+  assert_int_equal(
+      srd_pkt_encode_data(buf, base + srd_pkt_piggy_len(&a) - 1, &c, &dd),
+      SRD_ERR_NOBUF);
 
   /* The decoder: counts above the limits, NACKs, reserved bytes, zero
-     gaps and lengths, bad echo paths, a cut-short block. */
+     gaps and lengths, bad echo paths, a cut-short block.  A larger count
+     claims a longer header, which the payload gives room for: the count
+     check itself is reached. */
   total = make_data_ack(0, &d, &a);
   buf[base + 8] = 1; /* n_nack */
   EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
@@ -861,14 +909,16 @@ static void test_pkt_unknown_flags(void **state) {
   for (k = 0; k < K_COUNT; ++k) {
     for (bit = 0; bit < 16; ++bit) {
       uint16_t f = (uint16_t)(1u << bit);
-      int is_data = k == K_DATA || k == K_DATA_ECHO || k == K_DATA_EMPTY;
+      int is_data = k == K_DATA || k == K_DATA_ECHO || k == K_DATA_EMPTY ||
+                    k == K_DATA_ACK;
       int is_ack = k == K_ACK_MIN || k == K_ACK_MAX;
-      if ((is_data && (f == SRD_DATA_FLAG_HS_ECHO || f == SRD_DATA_FLAG_ACK)) ||
+      if ((is_data && (f == SRD_DATA_FLAG_HS_ECHO || f == SRD_DATA_FLAG_ACK ||
+                       f == SRD_DATA_FLAG_PCRC)) ||
           (is_ack && f == SRD_ACK_FLAG_EMPTY)) {
         continue; /* known flags: tested on their own */
       }
       total = make_kind(k);
-      /* Keep the packet's own flags (HS_ECHO), add the unknown bit. */
+      /* Keep the packet's own flags (HS_ECHO, ACK), add the unknown bit. */
       wr16(buf + 2, (uint16_t)(((uint16_t)buf[2] << 8 | buf[3]) | f));
       EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
     }
@@ -902,12 +952,12 @@ static void test_pkt_data_payload_len_mismatch(void **state) {
     total = make_data(flags, &d);
     hdr = srd_pkt_data_hdrlen(flags);
     /* The header claims more payload than there is. */
-    wr16(buf + 36, (uint16_t)(d.payload_len + 1));
+    wr16(buf + 40, (uint16_t)(d.payload_len + 1));
     EXPECT_DROP(buf, total, total, SRD_DROP_TRUNCATED);
-    wr16(buf + 36, 0xFFFF);
+    wr16(buf + 40, 0xFFFF);
     EXPECT_DROP(buf, total, total, SRD_DROP_TRUNCATED);
     /* Less: the datagram has bytes after the payload. */
-    wr16(buf + 36, (uint16_t)(d.payload_len - 1));
+    wr16(buf + 40, (uint16_t)(d.payload_len - 1));
     EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
     /* A header with no payload, claiming some. */
     make_data(flags, &d);
@@ -1054,14 +1104,14 @@ static void test_pkt_data_bad_header_fields(void **state) {
   EXPECT_OK(buf, total, total);
 
   /* reserved byte after tx_count */
-  buf[39] = 1;
+  buf[43] = 1;
   EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
 
   /* HS_ECHO flag with a zero echo */
   d.hs_echo = 0;
   total = make_data(SRD_DATA_FLAG_HS_ECHO, &d);
   EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
-  wr64(buf + 48, 1);
+  wr64(buf + 56, 1);
   EXPECT_OK(buf, total, total);
 
   /* The HS_ECHO flag on a header too short to hold the echo. */
@@ -1076,36 +1126,54 @@ static void test_pkt_ack_counts_above_max(void **state) {
   size_t n;
   (void)state;
 
-  /* The counts are refused before the length is checked, with room for
-     any count in the buffer. */
+  /* A count above its maximum claims a header as long as that count says:
+     given bytes enough for the header it claims (zeros after the packet),
+     the header CRC holds (decode_fails reseals) and the count check itself
+     refuses it. */
   memset(buf, 0, sizeof(buf));
   fill_ack_max(&a);
   n = make_ack(&a);
-  buf[22] = SRD_ACK_MAX_RANGES + 1;
-  EXPECT_DROP(buf, n + 4, n + 4, SRD_DROP_BAD_FIELD);
-  buf[22] = 0xFF;
+  buf[26] = SRD_ACK_MAX_RANGES + 1;
+  EXPECT_DROP(buf, n + SRD_PKT_ACK_RANGE_LEN, n + SRD_PKT_ACK_RANGE_LEN,
+              SRD_DROP_BAD_FIELD);
+  buf[26] = 0xFF;
   EXPECT_DROP(buf, sizeof(buf), sizeof(buf), SRD_DROP_BAD_FIELD);
   n = make_ack(&a);
-  buf[23] = SRD_ACK_MAX_ECHO + 1;
-  EXPECT_DROP(buf, n + 16, n + 16, SRD_DROP_BAD_FIELD);
+  buf[27] = SRD_ACK_MAX_ECHO + 1;
+  EXPECT_DROP(buf, n + SRD_PKT_ACK_ECHO_LEN, n + SRD_PKT_ACK_ECHO_LEN,
+              SRD_DROP_BAD_FIELD);
   n = make_ack(&a);
-  buf[24] = SRD_ACK_MAX_NACK + 1;
-  EXPECT_DROP(buf, n + 12, n + 12, SRD_DROP_BAD_FIELD);
+  buf[28] = SRD_ACK_MAX_NACK + 1;
+  EXPECT_DROP(buf, n + SRD_PKT_ACK_NACK_LEN, n + SRD_PKT_ACK_NACK_LEN,
+              SRD_DROP_BAD_FIELD);
   n = make_ack(&a);
-  buf[24] = 0xFF;
-  EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
+  buf[28] = 0xFF;
+  EXPECT_DROP(buf, sizeof(buf), sizeof(buf), SRD_DROP_BAD_FIELD);
+  /* The same counts in a datagram that ends where the packet did: the span
+     the header claims lies beyond the bytes given, which reads as
+     TRUNCATED before the CRC and any count is checked (a decoder cannot
+     know which bytes the CRC covers). */
+  n = make_ack(&a);
+  buf[28] = 0xFF;
+  EXPECT_DROP(buf, n, n, SRD_DROP_TRUNCATED);
+  n = make_ack(&a);
+  buf[26] = SRD_ACK_MAX_RANGES + 1;
+  EXPECT_DROP(buf, n, n, SRD_DROP_TRUNCATED);
+  n = make_ack(&a);
+  buf[27] = SRD_ACK_MAX_ECHO + 1;
+  EXPECT_DROP(buf, n, n, SRD_DROP_TRUNCATED);
 
   /* A count that promises more entries than present: truncated. */
   memset(&a, 0, sizeof(a));
   a.largest = 10;
   n = make_ack(&a);
-  buf[22] = 1;
+  buf[26] = 1;
   EXPECT_DROP(buf, n, n, SRD_DROP_TRUNCATED);
-  buf[22] = 0;
-  buf[23] = 1;
+  buf[26] = 0;
+  buf[27] = 1;
   EXPECT_DROP(buf, n, n, SRD_DROP_TRUNCATED);
-  buf[23] = 0;
-  buf[24] = 1;
+  buf[27] = 0;
+  buf[28] = 1;
   EXPECT_DROP(buf, n, n, SRD_DROP_TRUNCATED);
 }
 
@@ -1115,7 +1183,7 @@ static void test_pkt_ack_reserved(void **state) {
   (void)state;
 
   fill_ack_max(&a);
-  for (i = 25; i <= 27; ++i) {
+  for (i = 29; i <= 31; ++i) {
     n = make_ack(&a);
     buf[i] = 1;
     EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
@@ -1128,7 +1196,8 @@ static void test_pkt_ack_reserved(void **state) {
   n = make_ack(&a);
   buf[off + (SRD_ACK_MAX_ECHO - 1) * SRD_PKT_ACK_ECHO_LEN + 19] = 1;
   EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
-  /* The padding of each NACK byte. */
+  /* Each byte of the fragment index of a NACK whose reason is not HAVE
+     (the first is TRUNCATED, the last RNR): it must be 0. */
   off += SRD_ACK_MAX_ECHO * SRD_PKT_ACK_ECHO_LEN;
   for (i = 9; i <= 11; ++i) {
     n = make_ack(&a);
@@ -1194,7 +1263,7 @@ static void test_pkt_ack_echo_path(void **state) {
 }
 
 static void test_pkt_ack_nack_reason(void **state) {
-  static const uint8_t bad[] = {0, 3, 0x81, 0xFF};
+  static const uint8_t bad[] = {0, SRD_NACK_MAX + 1, 0x81, 0xFF};
   srd_pkt_ack a;
   size_t n, i;
   (void)state;
@@ -1212,8 +1281,85 @@ static void test_pkt_ack_nack_reason(void **state) {
   fill_ack_max(&a);
   a.nack[0].reason = SRD_NACK_RNR;
   a.nack[1].reason = SRD_NACK_TRUNCATED;
+  a.nack[2].reason = SRD_NACK_DONE;
+  a.nack[3].reason = SRD_NACK_HAVE;
+  a.nack[3].frag = 7;
   n = make_ack(&a);
   EXPECT_OK(buf, n, n);
+}
+
+/* The notices among the NACKs: DONE, and HAVE with its 24-bit fragment
+   index; only a HAVE names a fragment. */
+static void test_pkt_ack_nack_notices(void **state) {
+  static const uint8_t others[] = {SRD_NACK_RNR, SRD_NACK_TRUNCATED,
+                                   SRD_NACK_DONE};
+  static const uint32_t frags[] = {1, 0x80, 0x8000, 0x800000, 0xFFFFFF};
+  srd_pkt_ack a;
+  srd_pkt pkt;
+  srd_drop_reason why;
+  size_t n, off, i, j;
+  (void)state;
+
+  memset(&a, 0, sizeof(a));
+  a.largest = 9;
+  a.n_nack = 6;
+  a.nack[0] = (srd_pkt_nack){.seq = 1, .msg_id = 0x10, .reason = SRD_NACK_DONE};
+  a.nack[1] = (srd_pkt_nack){.seq = 2, .msg_id = 0x11, .reason = SRD_NACK_HAVE};
+  a.nack[2] = (srd_pkt_nack){
+      .seq = 3, .msg_id = 0x12, .reason = SRD_NACK_HAVE, .frag = 0xFFFFFF};
+  a.nack[3] = (srd_pkt_nack){
+      .seq = 4, .msg_id = 0x13, .reason = SRD_NACK_HAVE, .frag = 0x123456};
+  a.nack[4] = (srd_pkt_nack){.seq = 5, .msg_id = 0x14, .reason = SRD_NACK_RNR};
+  a.nack[5] = (srd_pkt_nack){
+      .seq = 6, .msg_id = 0xFFFFFFFFu, .reason = SRD_NACK_TRUNCATED};
+  n = make_ack(&a);
+  assert_int_equal(n, SRD_PKT_ACK_HDR_LEN + 6 * SRD_PKT_ACK_NACK_LEN);
+  assert_int_equal(srd_pkt_decode(&pkt, buf, n, n, &why), 0);
+  check_ack_equal(&pkt.u.ack, &a);
+  /* On the wire: u32 seq, u32 msg_id, u8 reason, 24-bit frag. */
+  off = SRD_PKT_ACK_HDR_LEN + 3 * SRD_PKT_ACK_NACK_LEN;
+  assert_int_equal(rd32(buf + off), 4);
+  assert_int_equal(rd32(buf + off + 4), 0x13);
+  assert_int_equal(buf[off + 8], SRD_NACK_HAVE);
+  assert_int_equal(buf[off + 9], 0x12);
+  assert_int_equal(buf[off + 10], 0x34);
+  assert_int_equal(buf[off + 11], 0x56);
+
+  /* Notices in an ACK that acknowledges nothing. */
+  a.empty = 1;
+  a.largest = 0;
+  n = make_ack(&a);
+  assert_int_equal(srd_pkt_decode(&pkt, buf, n, n, &why), 0);
+  check_ack_equal(&pkt.u.ack, &a);
+
+  /* A fragment index on any other reason; the last NACK or the first. */
+  for (i = 0; i < sizeof(others); ++i) {
+    for (j = 0; j < srd_arraylen(frags); ++j) {
+      fill_ack_max(&a);
+      a.nack[0].reason = others[i];
+      a.nack[0].frag = frags[j];
+      n = make_ack(&a);
+      EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
+      fill_ack_max(&a);
+      a.nack[SRD_ACK_MAX_NACK - 1].reason = others[i];
+      a.nack[SRD_ACK_MAX_NACK - 1].frag = frags[j];
+      n = make_ack(&a);
+      EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
+      /* The same index on a HAVE. */
+      a.nack[SRD_ACK_MAX_NACK - 1].reason = SRD_NACK_HAVE;
+      n = make_ack(&a);
+      assert_int_equal(srd_pkt_decode(&pkt, buf, n, n, &why), 0);
+      assert_int_equal(pkt.u.ack.nack[SRD_ACK_MAX_NACK - 1].frag, frags[j]);
+    }
+  }
+  /* A reason past HAVE, with a fragment index or without. */
+  for (j = 0; j < 2; ++j) {
+    fill_ack_max(&a);
+    a.nack[1].reason = SRD_NACK_MAX + 1;
+    a.nack[1].frag = (uint32_t)j;
+    n = make_ack(&a);
+    EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
+  }
 }
 
 /* hs_case encodes |type| with |hs| and checks whether it is accepted. */
@@ -1304,7 +1450,7 @@ static void test_pkt_sync_reserved(void **state) {
   size_t n, i;
   (void)state;
 
-  for (i = 20; i < SRD_PKT_SYNC_LEN; ++i) {
+  for (i = 24; i < SRD_PKT_SYNC_LEN; ++i) {
     n = make_sync(5);
     buf[i] = 1;
     EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
@@ -1362,6 +1508,320 @@ static void test_pkt_split_fixed(void **state) {
   }
 }
 
+/* span_bit says whether bit |bit| of byte |byte| of the packet of kind |k|
+   sets the length of the header it claims (srd_pkt_span): the HS_ECHO and
+   ACK flags of a DATA, the counts of an ACK, riding or not. */
+static int span_bit(int k, size_t byte, int bit) {
+  size_t counts;
+
+  switch (k) {
+  case K_DATA:
+  case K_DATA_ECHO:
+  case K_DATA_EMPTY:
+  case K_DATA_ACK:
+    if (byte == 3) {
+      return (1u << bit) & (SRD_DATA_FLAG_HS_ECHO | SRD_DATA_FLAG_ACK);
+    }
+    if (k != K_DATA_ACK) {
+      return 0;
+    }
+    counts = SRD_PKT_DATA_HDR_LEN + 6;
+    break;
+  case K_ACK_MIN:
+  case K_ACK_MAX:
+    counts = SRD_PKT_COMMON_LEN + 6;
+    break;
+  default:
+    return 0;
+  }
+  return byte >= counts && byte < counts + 3;
+}
+
+/* Every single bit flipped in every header, not resealed: the header CRC
+   refuses it; so do the version and type checks before it, and a flag or
+   count that makes the header claim more bytes than there are.  No flip
+   is ever accepted, by the decoder or by srd_pkt_peek. */
+static void test_pkt_bit_flips(void **state) {
+  static uint8_t orig[BUFLEN];
+  srd_pkt pkt;
+  srd_pkt_info info;
+  srd_drop_reason why;
+  size_t total, hdrlen, byte, flips;
+  int k, bit, rv;
+  (void)state;
+
+  for (k = 0; k < K_COUNT; ++k) {
+    total = make_kind(k);
+    assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+    hdrlen = pkt.hdrlen;
+    /* The encoders seal what they write, over what the header claims. */
+    assert_int_equal(srd_pkt_span(buf, total), hdrlen);
+    assert_int_equal(rd32(buf + SRD_PKT_HCRC_OFF), srd_pkt_hcrc(buf, hdrlen));
+    memcpy(orig, buf, total);
+    flips = 0;
+    for (byte = 0; byte < hdrlen; ++byte) {
+      for (bit = 0; bit < 8; ++bit) {
+        buf[byte] ^= (uint8_t)(1u << bit);
+        why = SRD_DROP_REASONS;
+        rv = srd_pkt_decode(&pkt, buf, total, total, &why);
+        assert_int_equal(rv, SRD_ERR_PROTO);
+        assert_int_equal(srd_pkt_peek(buf, total, &info), SRD_ERR_PROTO);
+        ++flips;
+        if (byte == 0) {
+          assert_int_equal(why, SRD_DROP_BAD_VERSION);
+        } else if (byte == 1) {
+          if (buf[1] == 0 || buf[1] > SRD_PKT_TYPE_MAX) {
+            assert_int_equal(why, SRD_DROP_BAD_TYPE);
+          } else {
+            /* Another type: another span, beyond the datagram or under a
+               CRC that does not match. */
+            assert_true(why == SRD_DROP_TRUNCATED ||
+                        why == SRD_DROP_CORRUPT_HDR);
+          }
+        } else if (span_bit(k, byte, bit)) {
+          assert_int_not_equal(srd_pkt_span(buf, total), hdrlen);
+          assert_true(why == SRD_DROP_TRUNCATED || why == SRD_DROP_CORRUPT_HDR);
+        } else {
+          assert_int_equal(srd_pkt_span(buf, total), hdrlen);
+          assert_int_equal(why, SRD_DROP_CORRUPT_HDR);
+        }
+        buf[byte] ^= (uint8_t)(1u << bit);
+      }
+    }
+    assert_memory_equal(buf, orig, total);
+    assert_int_equal(flips, 8 * hdrlen);
+    /* Flipped back, it is whole again. */
+    assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+  }
+}
+
+/* pattern_crc returns the CRC32C of the |n|-byte payload make_data
+   writes. */
+static uint32_t pattern_crc(size_t n) {
+  uint8_t p[1024];
+  size_t i;
+
+  assert_true(n <= sizeof(p));
+  for (i = 0; i < n; ++i) {
+    p[i] = (uint8_t)(i * 7 + 1);
+  }
+  return srd_crc32c(0, p, n);
+}
+
+static void test_pkt_data_pcrc(void **state) {
+  static const uint16_t others[] = {0, SRD_DATA_FLAG_HS_ECHO, SRD_DATA_FLAG_ACK,
+                                    SRD_DATA_FLAG_HS_ECHO | SRD_DATA_FLAG_ACK};
+  static const size_t cuts[] = {0, 1, 3, 4, 8, 255, 256, 511, 512};
+  srd_pkt_data d = data_hdr();
+  srd_pkt_ack a = piggy_ack();
+  srd_pkt pkt;
+  srd_drop_reason why;
+  size_t total, hdr, i;
+  uint16_t flags;
+  uint32_t crc;
+  const uint8_t *pay;
+  (void)state;
+
+  d.msg_len = 1000;
+  d.offset = 0;
+  d.payload_len = 512;
+  d.hs_echo = 0x77;
+  crc = pattern_crc(d.payload_len);
+  d.pcrc = crc;
+  for (i = 0; i < srd_arraylen(others); ++i) {
+    flags = (uint16_t)(SRD_DATA_FLAG_PCRC | others[i]);
+    total = (flags & SRD_DATA_FLAG_ACK) ? make_data_ack(flags, &d, &a)
+                                        : make_data(flags, &d);
+    hdr = total - d.payload_len;
+    assert_int_equal(rd32(buf + 52), crc);
+    assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+    assert_int_equal(pkt.c.flags, flags);
+    assert_int_equal(pkt.hdrlen, hdr);
+    assert_int_equal(pkt.u.data.pcrc, crc);
+    assert_int_equal(pkt.u.data.payload_len, d.payload_len);
+    assert_true(pkt.u.data.hs_echo ==
+                ((flags & SRD_DATA_FLAG_HS_ECHO) ? d.hs_echo : 0));
+    /* The payload in one piece or in two, cut anywhere. */
+    pay = buf + hdr;
+    assert_true(srd_pkt_payload_ok(&pkt, pay, d.payload_len, NULL, 0));
+    for (i = 0; i < srd_arraylen(cuts); ++i) {
+      assert_true(srd_pkt_payload_ok(&pkt, pay, cuts[i], pay + cuts[i],
+                                     d.payload_len - cuts[i]));
+    }
+  }
+
+  /* Any single bit flipped in the payload: the header CRC does not cover
+     it, the payload CRC does. */
+  total = make_data(SRD_DATA_FLAG_PCRC, &d);
+  hdr = total - d.payload_len;
+  pay = buf + hdr;
+  assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+  for (i = 0; i < 8 * (size_t)d.payload_len; ++i) {
+    buf[hdr + i / 8] ^= (uint8_t)(1u << (i % 8));
+    assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+    assert_false(srd_pkt_payload_ok(&pkt, pay, d.payload_len, NULL, 0));
+    assert_false(
+        srd_pkt_payload_ok(&pkt, pay, 100, pay + 100, d.payload_len - 100u));
+    /* A second piece given by length alone cannot be checked: it passes,
+       while a NULL piece of length 0 is just nothing. */
+    assert_true(srd_pkt_payload_ok(&pkt, pay, 100, NULL, d.payload_len - 100u));
+    if (i / 8 < 100) {
+      assert_false(srd_pkt_payload_ok(&pkt, pay, 100, NULL, 0));
+    }
+    buf[hdr + i / 8] ^= (uint8_t)(1u << (i % 8));
+  }
+  assert_true(srd_pkt_payload_ok(&pkt, pay, d.payload_len, NULL, 0));
+  /* Too little or too much payload. */
+  assert_false(srd_pkt_payload_ok(&pkt, pay, d.payload_len - 1u, NULL, 0));
+  assert_false(srd_pkt_payload_ok(&pkt, pay, d.payload_len, pay, 1));
+
+  /* A forger's wrong payload CRC under a good header CRC: the header is
+     accepted, the payload is not.  A CRC of 0 is a CRC like any other. */
+  wr32(buf + 52, crc ^ 1);
+  srd_pkt_seal(buf, hdr);
+  assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+  assert_false(srd_pkt_payload_ok(&pkt, pay, d.payload_len, NULL, 0));
+  wr32(buf + 52, 0);
+  srd_pkt_seal(buf, hdr);
+  assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+  assert_int_equal(pkt.u.data.pcrc, 0);
+  assert_false(srd_pkt_payload_ok(&pkt, pay, d.payload_len, NULL, 0));
+
+  /* Without the flag the encoder writes pcrc 0, and there is nothing to
+     check. */
+  total = make_data(0, &d);
+  assert_int_equal(rd32(buf + 52), 0);
+  assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+  assert_int_equal(pkt.u.data.pcrc, 0);
+  buf[hdr] ^= 1;
+  assert_true(srd_pkt_payload_ok(&pkt, buf + hdr, d.payload_len, NULL, 0));
+  /* ...and a nonzero pcrc is a bad field. */
+  total = make_data(0, &d);
+  wr32(buf + 52, crc);
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+  wr32(buf + 52, 1);
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+  total = make_data(SRD_DATA_FLAG_HS_ECHO, &d);
+  wr32(buf + 52, 0x80000000u);
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+  total = make_data_ack(0, &d, &a);
+  wr32(buf + 52, crc);
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+
+  /* An empty message: the CRC of nothing. */
+  d.msg_len = d.offset = d.payload_len = 0;
+  d.pcrc = srd_crc32c(0, NULL, 0);
+  total = make_data(SRD_DATA_FLAG_PCRC, &d);
+  assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+  assert_true(srd_pkt_payload_ok(&pkt, NULL, 0, NULL, 0));
+  d.pcrc = 1;
+  total = make_data(SRD_DATA_FLAG_PCRC, &d);
+  assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+  assert_false(srd_pkt_payload_ok(&pkt, NULL, 0, NULL, 0));
+
+  /* Other packets have no payload CRC. */
+  total = make_kind(K_SYNC);
+  assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+  assert_true(srd_pkt_payload_ok(&pkt, buf, 7, NULL, 0));
+}
+
+static void test_pkt_peek(void **state) {
+  static uint8_t orig[BUFLEN];
+  srd_pkt pkt;
+  srd_pkt_info info;
+  srd_drop_reason why;
+  size_t total, hdrlen, len;
+  int k, is_data, is_hs;
+  (void)state;
+
+  for (k = 0; k < K_COUNT; ++k) {
+    total = make_kind(k);
+    assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
+    hdrlen = pkt.hdrlen;
+    memcpy(orig, buf, total);
+    is_data = pkt.c.type == SRD_PKT_DATA;
+    is_hs = k == K_HS_REQ || k == K_HS_RESP || k == K_HS_CONFIRM;
+    /* The whole datagram, or its header alone. */
+    for (len = hdrlen; len <= total; len += total - hdrlen + 1) {
+      memset(&info, 0xA5, sizeof(info));
+      assert_int_equal(srd_pkt_peek(buf, len, &info), 0);
+      assert_int_equal(info.type, pkt.c.type);
+      assert_int_equal(info.flags, pkt.c.flags);
+      assert_int_equal(info.src_conn, 0x11223344u);
+      assert_int_equal(info.dst_conn, 0x55667788u);
+      assert_int_equal(info.path, 63);
+      assert_int_equal(info.hdrlen, hdrlen);
+      assert_int_equal(!!info.handshake, is_hs);
+      assert_int_equal(info.msg_id, is_data ? pkt.u.data.msg_id : 0);
+      assert_int_equal(info.msg_len, is_data ? pkt.u.data.msg_len : 0);
+      assert_int_equal(info.offset, is_data ? pkt.u.data.offset : 0);
+      assert_int_equal(info.payload_len, is_data ? pkt.u.data.payload_len : 0);
+      if (hdrlen == total) {
+        break;
+      }
+    }
+    /* A buffer short of the header. */
+    assert_int_equal(srd_pkt_peek(buf, hdrlen - 1, &info), SRD_ERR_PROTO);
+    for (len = 0; len <= SRD_PKT_COMMON_LEN; ++len) {
+      assert_int_equal(srd_pkt_peek(buf, len, &info), SRD_ERR_PROTO);
+    }
+    /* A flipped bit: in the CRC, a connection id, the last header byte. */
+    buf[SRD_PKT_HCRC_OFF + 2] ^= 0x10;
+    assert_int_equal(srd_pkt_peek(buf, total, &info), SRD_ERR_PROTO);
+    buf[SRD_PKT_HCRC_OFF + 2] ^= 0x10;
+    buf[5] ^= 0x01;
+    assert_int_equal(srd_pkt_peek(buf, total, &info), SRD_ERR_PROTO);
+    buf[5] ^= 0x01;
+    buf[hdrlen - 1] ^= 0x80;
+    assert_int_equal(srd_pkt_peek(buf, total, &info), SRD_ERR_PROTO);
+    buf[hdrlen - 1] ^= 0x80;
+    /* Another version, resealed. */
+    buf[0] = 1;
+    srd_pkt_seal(buf, hdrlen);
+    assert_int_equal(srd_pkt_peek(buf, total, &info), SRD_ERR_PROTO);
+    buf[0] = SRD_PROTO_VERSION;
+    srd_pkt_seal(buf, hdrlen);
+    /* peek changes nothing. */
+    assert_memory_equal(buf, orig, total);
+  }
+
+  /* The values themselves, for a DATA. */
+  total = make_kind(K_DATA);
+  assert_int_equal(srd_pkt_peek(buf, total, &info), 0);
+  assert_int_equal(info.type, SRD_PKT_TYPE_DATA);
+  assert_int_equal(info.hdrlen, SRD_PKT_DATA_HDR_LEN);
+  assert_int_equal(info.msg_id, 0x80000001u);
+  assert_int_equal(info.msg_len, 10000);
+  assert_int_equal(info.offset, 4096);
+  assert_int_equal(info.payload_len, 4096);
+  assert_int_equal(info.handshake, 0);
+  /* It checks the version, the type and the CRC, not the other fields
+     (srd_ep_read_pkt does): a sealed header with src_conn 0. */
+  wr32(buf + 4, 0);
+  srd_pkt_seal(buf, SRD_PKT_DATA_HDR_LEN);
+  assert_int_equal(srd_pkt_peek(buf, total, &info), 0);
+  assert_int_equal(info.src_conn, 0);
+
+  /* A first HS_REQ: no receiver id yet. */
+  {
+    srd_pkt_common c = common();
+    srd_pkt_hs hs = hs_params();
+    srd_ssize n;
+
+    c.dst_conn = 0;
+    n = srd_pkt_encode_hs(buf, sizeof(buf), SRD_PKT_HS_REQ, &c, &hs);
+    assert_int_equal(n, SRD_PKT_HS_REQ_LEN);
+    assert_int_equal(srd_pkt_peek(buf, (size_t)n, &info), 0);
+    assert_int_equal(info.type, SRD_PKT_TYPE_HS_REQ);
+    assert_int_equal(info.dst_conn, 0);
+    assert_int_not_equal(info.handshake, 0);
+    assert_int_equal(info.hdrlen, SRD_PKT_HS_REQ_LEN);
+  }
+
+  assert_int_equal(srd_pkt_peek(NULL, total, &info), SRD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(srd_pkt_peek(buf, total, NULL), SRD_ERR_INVALID_ARGUMENT);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pkt_data_roundtrip),
@@ -1392,11 +1852,15 @@ int main(void) {
       cmocka_unit_test(test_pkt_ack_range_zero),
       cmocka_unit_test(test_pkt_ack_echo_path),
       cmocka_unit_test(test_pkt_ack_nack_reason),
+      cmocka_unit_test(test_pkt_ack_nack_notices),
       cmocka_unit_test(test_pkt_hs_params),
       cmocka_unit_test(test_pkt_hs_echo_zero),
       cmocka_unit_test(test_pkt_sync_reserved),
       cmocka_unit_test(test_pkt_split_data),
       cmocka_unit_test(test_pkt_split_fixed),
+      cmocka_unit_test(test_pkt_bit_flips),
+      cmocka_unit_test(test_pkt_data_pcrc),
+      cmocka_unit_test(test_pkt_peek),
   };
 
   return cmocka_run_group_tests_name("pkt", tests, NULL, NULL);
