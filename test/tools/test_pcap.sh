@@ -1,12 +1,16 @@
 #!/bin/bash
 # Description: srd-loopback --pcap writes valid captures (frame counts match
 # the engines' packet counters, IPv4 and UDP checksums hold, the UDP source
-# port is the SRD path, snap lengths), and the Wireshark dissector
-# (tools/wireshark/srd.lua, run by tshark) decodes every packet type with
-# the counts the engines report, finds no malformed packet in a clean run,
-# and survives the packet fuzz corpus without a Lua error.
+# port is the SRD path, every header CRC and payload CRC holds, snap
+# lengths), and the Wireshark dissector (tools/wireshark/srd.lua, run by
+# tshark) decodes every packet type with the counts the engines report,
+# finds no malformed packet and verifies every CRC in a clean run, flags
+# packets corrupted on purpose, and survives the packet fuzz corpus without
+# a Lua error.
+#
+#   test/tools/test_pcap.sh [BUILD_DIR]     (or OUT=BUILD_DIR; default build)
 set -u
-OUT=${OUT:-build}
+OUT=${1:-${OUT:-build}}
 BIN=$OUT/bin/srd-loopback
 LUA=tools/wireshark/srd.lua
 CORPUS=test/fuzz/corpus/fuzz_pkt
@@ -54,6 +58,33 @@ def frames(path):
         yield cap, length, data[pos + 16:pos + 16 + cap]
         pos += 16 + cap
 
+# CRC32C (Castagnoli), reflected, as srd_crc32c.h.
+CRC_TAB = []
+for i in range(256):
+    c = i
+    for _ in range(8):
+        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+    CRC_TAB.append(c)
+
+def crc32c(b, c=0):
+    c ^= 0xffffffff
+    for x in b:
+        c = CRC_TAB[(c ^ x) & 0xff] ^ (c >> 8)
+    return c ^ 0xffffffff
+
+def span(srd):
+    """The header length srd_pkt_span reads from type, flags and counts."""
+    t, flags = srd[1], struct.unpack("!H", srd[2:4])[0]
+    if t == 1:
+        n = 64 if flags & 1 else 56
+        if not flags & 2:
+            return n
+    elif t == 2:
+        n = 20
+    else:
+        return {3: 44, 4: 52, 5: 28, 6: 28}[t]
+    return n + 12 + 4 * srd[n + 6] + 20 * srd[n + 7] + 12 * srd[n + 8]
+
 def csum(b):
     if len(b) % 2:
         b += b"\0"
@@ -63,7 +94,7 @@ def csum(b):
     return s
 
 def check(path, full):
-    n = 0
+    n = n_pcrc = 0
     for cap, length, f in frames(path):
         n += 1
         assert f[12:14] == b"\x08\x00", "not IPv4"
@@ -73,9 +104,19 @@ def check(path, full):
         sport, dport, ulen, uck = struct.unpack("!HHHH", f[34:42])
         assert dport == 21316 and ulen == length - 34
         srd = f[42:]
-        assert srd[0] == 1, "SRD version"
+        assert srd[0] == 2, "SRD version"
         path = struct.unpack("!H", srd[12:14])[0]
         assert sport == 49152 + path, (sport, path)
+        hl = span(srd)
+        assert struct.unpack("!I", srd[16:20])[0] == \
+            crc32c(srd[20:hl], crc32c(srd[:16])), "header CRC"
+        if srd[1] == 1 and full and n_pcrc < 20:
+            # The payload CRC of the first few DATA (pure Python is slow;
+            # the dissector checks them all).
+            n_pcrc += 1
+            flags, pcrc = struct.unpack("!H", srd[2:4])[0], srd[52:56]
+            want = crc32c(srd[hl:]) if flags & 4 else 0
+            assert struct.unpack("!I", pcrc)[0] == want, "payload CRC"
         if full:
             assert cap == length, "snaplen 0 must keep whole frames"
             pseudo = ip[12:20] + struct.pack("!BBH", 0, 17, ulen)
@@ -101,19 +142,46 @@ if ! command -v tshark >/dev/null; then
   exit 0
 fi
 ts() { tshark -X "lua_script:$LUA" "$@" 2>&1 | grep -v '^Running as user'; }
-ts -r "$tmp/send.pcap" -T fields -e srd.type -e srd.tx_count \
+crc_fields=(-e srd.flags.pcrc -e srd.hcrc.status -e srd.pcrc.status)
+ts -r "$tmp/send.pcap" -T fields -e srd.type -e srd.tx_count "${crc_fields[@]}" \
   > "$tmp/types.txt" || fail "tshark failed"
 grep -qi "lua" "$tmp/types.txt" && fail "Lua error: $(grep -i lua "$tmp/types.txt" | head -3)"
+ts -r "$tmp/recv.pcap" -T fields -e srd.type -e srd.tx_count "${crc_fields[@]}" \
+  > "$tmp/recv.txt" || fail "tshark failed"
+grep -qi "lua" "$tmp/recv.txt" && fail "Lua error: $(grep -i lua "$tmp/recv.txt" | head -3)"
 python3 - "$tmp" <<'PY' || fail "dissector counts"
 import json, sys
 tmp = sys.argv[1]
 s = json.load(open(tmp + "/send.json"))
+GOOD, UNVERIFIED = "1", "2"
+
+def rows(name):
+    for line in open(tmp + "/" + name):
+        t, tries, pflag, hcrc, pcrc = line.rstrip("\n").split("\t")
+        yield int(t), int(tries or 0), pflag == "1", hcrc, pcrc
+
+# Every header CRC verifies; a DATA payload CRC verifies where the whole
+# payload was captured and is left unverified where the snap length cut
+# it (the send capture keeps 1024 bytes of each frame).
+def crcs(name, cut):
+    n_pcrc, unverified = 0, 0
+    for t, _, pflag, hcrc, pcrc in rows(name):
+        assert hcrc == GOOD, (name, "header CRC status", hcrc)
+        if t == 1 and pflag:
+            n_pcrc += 1
+            unverified += pcrc == UNVERIFIED
+            assert pcrc == GOOD or (cut and pcrc == UNVERIFIED), \
+                (name, "payload CRC status", pcrc)
+        else:
+            assert pcrc == "", (name, "payload CRC status without PCRC")
+    assert n_pcrc > 0, (name, "no DATA carries a payload CRC")
+    assert (unverified > 0) == cut, (name, unverified, "unverified")
+    return n_pcrc, unverified
+
 count, retx = {}, 0
-for line in open(tmp + "/types.txt"):
-    parts = line.split("\t")
-    t = int(parts[0])
+for t, tries, _, _, _ in rows("types.txt"):
     count[t] = count.get(t, 0) + 1
-    if t == 1 and int(parts[1]) > 1:
+    if t == 1 and tries > 1:
         retx += 1
 a, b = s["a_pkts_out"], s["b_pkts_out"]
 assert count.get(1, 0) == a["data"] + b["data"], count
@@ -123,10 +191,82 @@ assert ctrl == a["ctrl"] + b["ctrl"], count
 assert retx == s["retransmits"], ("retransmissions", retx, s["retransmits"])
 print("dissector: %d DATA (%d retransmissions), %d ACK, %d control" %
       (count.get(1, 0), retx, count.get(2, 0), ctrl))
+n_send, cut = crcs("types.txt", True)
+n_recv, _ = crcs("recv.txt", False)
+print("dissector: every header CRC correct; payload CRCs: as sent %d correct, "
+      "%d cut by the snap length; as received all %d correct" %
+      (n_send - cut, cut, n_recv))
 PY
 [ $? = 0 ] || exit 1
 ts -r "$tmp/recv.pcap" -q -z expert > "$tmp/expert.txt" || fail "tshark -z expert"
 grep -q "Malformed" "$tmp/expert.txt" && fail "a clean run has malformed packets: $(cat "$tmp/expert.txt")"
+grep -qi "CRC mismatch" "$tmp/expert.txt" && fail "a clean run has CRC mismatches: $(cat "$tmp/expert.txt")"
+
+# Corruption: copies of a DATA and an ACK from the clean capture, with a
+# header byte or a payload byte flipped (and the UDP checksum made right
+# again, as for damage that got past it): the dissector must flag exactly
+# those, and pass the untouched copy.
+python3 - "$tmp/recv.pcap" "$tmp/corrupt.pcap" <<'PY' || fail "writing the corrupted capture"
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+pos, pick = 24, {}
+while pos < len(data) and len(pick) < 2:
+    cap = struct.unpack("<I", data[pos + 8:pos + 12])[0]
+    f = data[pos + 16:pos + 16 + cap]
+    t, flags = f[43], struct.unpack("!H", f[44:46])[0]
+    if (t == 1 and flags & 4 and len(f) > 42 + 64) or (t == 2 and
+                                                      not flags & 1):
+        pick.setdefault(t, f)
+    pos += 16 + cap
+assert len(pick) == 2, "no DATA with a payload CRC or no non-empty ACK"
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s
+
+def flip(f, at):
+    f = bytearray(f)
+    f[at] ^= 0x10
+    f[40:42] = b"\0\0"
+    pseudo = bytes(f[26:34]) + struct.pack("!BBH", 0, 17, len(f) - 34)
+    ck = 0xffff - csum(pseudo + bytes(f[34:]))
+    f[40:42] = struct.pack("!H", ck or 0xffff)
+    return bytes(f)
+
+d, a = pick[1], pick[2]
+frames = [d,                    # 1: untouched
+          flip(d, 42 + 51),     # 2: DATA header (tx_ts)
+          flip(d, len(d) - 1),  # 3: DATA payload (its last byte)
+          flip(a, 42 + 23)]     # 4: ACK header (largest)
+with open(sys.argv[2], "wb") as out:
+    out.write(data[:24])
+    for i, f in enumerate(frames):
+        out.write(struct.pack("<IIII", 0, i, len(f), len(f)) + f)
+PY
+ts -r "$tmp/corrupt.pcap" -T fields -e frame.number -e srd.hcrc.status \
+  -e srd.pcrc.status -e _ws.expert.message > "$tmp/corrupt.txt" ||
+  fail "tshark on the corrupted capture"
+python3 - "$tmp/corrupt.txt" <<'PY' || fail "corruption: $(cat "$tmp/corrupt.txt")"
+import sys
+got = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+# frame, header CRC status, payload CRC status (1 good, 0 bad), expert
+want = [("1", "1", "1", None), ("2", "0", "1", "Header CRC mismatch"),
+        ("3", "1", "0", "Payload CRC mismatch"),
+        ("4", "0", "", "Header CRC mismatch")]
+assert len(got) == len(want), got
+for (frame, hcrc, pcrc, msgs), (wf, wh, wp, wm) in zip(got, want):
+    assert (frame, hcrc, pcrc) == (wf, wh, wp), (frame, hcrc, pcrc)
+    assert "Malformed" not in msgs, (frame, msgs)
+    assert msgs.count("CRC mismatch") == (wm is not None), (frame, msgs)
+    assert wm is None or wm in msgs, (frame, msgs)
+print("dissector: a flipped header byte (DATA, ACK) and a flipped payload "
+      "byte flagged, the untouched copy correct")
+PY
+[ $? = 0 ] || exit 1
 
 # The fuzz corpus (valid, truncated and hostile packets) wrapped in frames:
 # the dissector must decode or flag each, never raise a Lua error.
