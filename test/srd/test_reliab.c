@@ -633,11 +633,11 @@ static void test_reliab_forged_handshake(void **state) {
   resp[4] = 0x12, resp[5] = 0x34, resp[6] = 0x56, resp[7] = 0x78;
   resp[8] = (uint8_t)(a_conn >> 24), resp[9] = (uint8_t)(a_conn >> 16);
   resp[10] = (uint8_t)(a_conn >> 8), resp[11] = (uint8_t)a_conn;
-  resp[27] = 1;    /* echo */
-  resp[35] = 2;    /* nonce */
-  resp[38] = 0x20; /* mtu 8192 */
-  resp[41] = 0x10; /* max msg 1 MiB */
-  resp[46] = 0x04; /* msg window 1024 */
+  resp[27] = 1;                     /* echo */
+  resp[35] = 2;                     /* nonce */
+  resp[38] = 0x20;                  /* mtu 8192 */
+  resp[41] = 0x10;                  /* max msg 1 MiB */
+  resp[46] = 0x04;                  /* msg window 1024 */
   srd_pkt_seal(resp, sizeof(resp)); /* forged by someone who can */
   path.peer = tp.peer[0];
   path.path = 0;
