@@ -663,8 +663,13 @@ int srd_loop_run(const srd_loop_cfg *cfg, srd_loop_result *res) {
     }
     r.w.links[0][i].rng = cfg->seed ^ (0x100 + i) * 0x9E3779B97F4A7C15ULL;
     r.w.links[1][i].rng = cfg->seed ^ (0x200 + i) * 0x9E3779B97F4A7C15ULL;
+    /* Stirred: unstirred, neighbouring links' states differ by the
+       stream's own increment, and one link's draws would be another's
+       shifted by one. */
     r.w.links[0][i].crng = cfg->seed ^ (0x300 + i) * 0x9E3779B97F4A7C15ULL;
     r.w.links[1][i].crng = cfg->seed ^ (0x400 + i) * 0x9E3779B97F4A7C15ULL;
+    r.w.links[0][i].crng = splitmix(&r.w.links[0][i].crng);
+    r.w.links[1][i].crng = splitmix(&r.w.links[1][i].crng);
   }
   pkt = malloc(cap);
   r.msgs = calloc(cfg->messages ? cfg->messages : 1, sizeof(mrec));
