@@ -3,7 +3,9 @@
  * driven by a virtual clock.  A sends messages to B over 1..64 paths with
  * the impairments you ask for; the tool checks every delivered byte and
  * reports completions, deliveries, duplicates, goodput (virtual time),
- * latency percentiles and how the packets spread over the paths.
+ * latency percentiles and how the packets spread over the paths.  With
+ * --corrupt or --dup-delay it also reports what the wire corrupted and
+ * duplicated and what the engines dropped, by reason.
  *
  * Same flags and seed, same output, byte for byte.
  */
@@ -44,6 +46,12 @@ static void usage(FILE *f) {
       "  --loss PCT           random loss in percent [0]\n"
       "  --loss-paths LIST    apply --loss only to these paths, e.g. 0,3\n"
       "  --dup PCT            duplication in percent [0]\n"
+      "  --dup-delay US       a duplicate's copy arrives this much later "
+      "than\n"
+      "                       the original [0: right behind it]\n"
+      "  --corrupt PCT        percent of delivered packets with one bit "
+      "flipped,\n"
+      "                       uniformly over all their bits [0]\n"
       "  --reorder PCT        percent of packets held back by --reorder-delay "
       "[0]\n"
       "  --reorder-delay US   how long a held-back packet waits [2 x delay]\n"
@@ -181,7 +189,56 @@ static const char *err_name(int code) {
   return srd_strerror(-(code + 200));
 }
 
-static void print_json(const srd_loop_cfg *cfg, const srd_loop_result *res) {
+/* wire_sums adds up the corruption and duplication counters of every link
+   of both directions. */
+static void wire_sums(const srd_loop_result *res, uint64_t *corrupted,
+                      uint64_t *duplicated, uint64_t *dup_delayed) {
+  uint32_t i;
+
+  *corrupted = *duplicated = *dup_delayed = 0;
+  for (i = 0; i < res->n_paths; ++i) {
+    *corrupted += res->ab[i].corrupted + res->ba[i].corrupted;
+    *duplicated += res->ab[i].duplicated + res->ba[i].duplicated;
+    *dup_delayed += res->ab[i].dup_delayed + res->ba[i].dup_delayed;
+  }
+}
+
+/* print_drops_json prints |st|'s drops, every reason the engine has. */
+static void print_drops_json(const srd_ep_stats *st) {
+  int d;
+
+  printf("{");
+  for (d = 0; d < SRD_DROP_REASONS; ++d) {
+    printf("%s\"%s\":%" PRIu64, d ? "," : "",
+           srd_drop_reason_name((srd_drop_reason)d), st->drops[d]);
+  }
+  printf("}");
+}
+
+/* print_json_extra ends the object print_json began with what --corrupt
+   and --dup-delay add: the wire's counts, what became of the corrupted
+   packets, and both engines' drops by reason. */
+static void print_json_extra(const srd_loop_result *res) {
+  uint64_t corrupted, duplicated, dup_delayed;
+
+  wire_sums(res, &corrupted, &duplicated, &dup_delayed);
+  printf(",\"impairments\":{\"corrupted\":%" PRIu64 ",\"duplicated\":%" PRIu64
+         ",\"dup_delayed\":%" PRIu64 "}",
+         corrupted, duplicated, dup_delayed);
+  printf(",\"corruption\":{\"on_wire\":%" PRIu64 ",\"dropped_corrupt\":%" PRIu64
+         ",\"dropped_other\":%" PRIu64 ",\"accepted\":%" PRIu64
+         ",\"delivered_corrupted\":%" PRIu64 "}",
+         corrupted, res->corrupt_dropped, res->corrupt_dropped_other,
+         res->corrupt_accepted, res->corrupted);
+  printf(",\"drops\":{\"a\":");
+  print_drops_json(&res->a);
+  printf(",\"b\":");
+  print_drops_json(&res->b);
+  printf("}");
+}
+
+static void print_json(const srd_loop_cfg *cfg, const srd_loop_result *res,
+                       int extra) {
   uint64_t total = 0, delivered = 0;
   uint32_t i;
   int first = 1;
@@ -239,11 +296,32 @@ static void print_json(const srd_loop_cfg *cfg, const srd_loop_result *res) {
     printf("%s%.4f", i ? "," : "",
            total ? (double)res->path_pkts[i] / (double)total : 0.0);
   }
-  printf("],\"finished\":%s}\n", res->finished ? "true" : "false");
+  printf("],\"finished\":%s", res->finished ? "true" : "false");
+  if (extra) {
+    print_json_extra(res);
+  }
+  printf("}\n");
+}
+
+/* print_drops prints |st|'s nonzero drops, by reason, as "name n, ...". */
+static void print_drops(const srd_ep_stats *st) {
+  int d, any = 0;
+
+  for (d = 0; d < SRD_DROP_REASONS; ++d) {
+    if (st->drops[d]) {
+      printf("%s%s %" PRIu64, any ? ", " : " ",
+             srd_drop_reason_name((srd_drop_reason)d), st->drops[d]);
+      any = 1;
+    }
+  }
+  if (!any) {
+    printf(" none");
+  }
 }
 
 static void print_summary(const srd_loop_cfg *cfg, const srd_loop_result *res,
-                          double loss, double dup, double reorder) {
+                          double loss, double dup, double reorder,
+                          double corrupt, double dup_delay, int extra) {
   uint64_t total = 0;
   uint32_t i;
 
@@ -253,8 +331,15 @@ static void print_summary(const srd_loop_cfg *cfg, const srd_loop_result *res,
   printf("srd-loopback: %u messages of %u B%s, %u paths, seed %" PRIu64 "\n",
          cfg->messages, cfg->size, cfg->random_sizes ? " (at most)" : "",
          cfg->n_paths, cfg->seed);
-  printf("  wire          loss %g%%, dup %g%%, reorder %g%%, %s\n", loss, dup,
-         reorder, cfg->ordered ? "ordered delivery" : "unordered delivery");
+  if (extra) {
+    printf("  wire          loss %g%%, dup %g%% (copies %g us late), reorder "
+           "%g%%, corrupt %g%%, %s\n",
+           loss, dup, dup_delay, reorder, corrupt,
+           cfg->ordered ? "ordered delivery" : "unordered delivery");
+  } else {
+    printf("  wire          loss %g%%, dup %g%%, reorder %g%%, %s\n", loss, dup,
+           reorder, cfg->ordered ? "ordered delivery" : "unordered delivery");
+  }
   printf("  completed     %" PRIu64 " ok, %" PRIu64 " error%s\n",
          res->completed_ok, res->completed_err,
          res->finished ? "" : " (run did not finish)");
@@ -285,6 +370,24 @@ static void print_summary(const srd_loop_cfg *cfg, const srd_loop_result *res,
          " not-ready answers, %" PRIu64 " duplicate packets dropped\n",
          res->b.unexp_msgs, res->b.rnr_sent,
          res->b.drops[SRD_DROP_DUP_PKT] + res->b.drops[SRD_DROP_DUP_MSG]);
+  if (extra) {
+    uint64_t corrupted, duplicated, dup_delayed;
+    wire_sums(res, &corrupted, &duplicated, &dup_delayed);
+    printf("  corruption    %" PRIu64 " packets corrupted on the wire: %" PRIu64
+           " dropped by the engine as corrupt, %" PRIu64
+           " dropped for another reason, %" PRIu64 " accepted; %" PRIu64
+           " messages delivered corrupted\n",
+           corrupted, res->corrupt_dropped, res->corrupt_dropped_other,
+           res->corrupt_accepted, res->corrupted);
+    printf("  duplication   %" PRIu64 " extra copies, %" PRIu64
+           " of them %g us late\n",
+           duplicated, dup_delayed, dup_delay);
+    printf("  drops         A:");
+    print_drops(&res->a);
+    printf("\n                B:");
+    print_drops(&res->b);
+    printf("\n");
+  }
   printf("  path share   ");
   for (i = 0; i < res->n_paths; ++i) {
     if (i && i % 16 == 0) {
@@ -305,6 +408,8 @@ enum {
   OPT_LOSS,
   OPT_LOSS_PATHS,
   OPT_DUP,
+  OPT_DUP_DELAY,
+  OPT_CORRUPT,
   OPT_REORDER,
   OPT_REORDER_DELAY,
   OPT_BLACKHOLE,
@@ -354,6 +459,8 @@ int main(int argc, char **argv) {
       {"loss", required_argument, 0, OPT_LOSS},
       {"loss-paths", required_argument, 0, OPT_LOSS_PATHS},
       {"dup", required_argument, 0, OPT_DUP},
+      {"dup-delay", required_argument, 0, OPT_DUP_DELAY},
+      {"corrupt", required_argument, 0, OPT_CORRUPT},
       {"reorder", required_argument, 0, OPT_REORDER},
       {"reorder-delay", required_argument, 0, OPT_REORDER_DELAY},
       {"blackhole", required_argument, 0, OPT_BLACKHOLE},
@@ -385,12 +492,15 @@ int main(int argc, char **argv) {
       {0, 0, 0, 0}};
   srd_loop_cfg cfg;
   srd_loop_result res;
-  double delays[SRD_LOOP_MAX_PATHS], jitter = 0, loss = 0, dup = 0, reorder = 0,
-                                     reorder_delay = -1, rate = 100,
-                                     blackhole_at = 0, dead_at = -1;
+  double delays[SRD_LOOP_MAX_PATHS],
+      jitter = 0, loss = 0, dup = 0, reorder = 0, reorder_delay = -1,
+      rate = 100, blackhole_at = 0, dead_at = -1, corrupt = 0, dup_delay = 0;
   uint64_t queue = 256 * 1024;
   int n_delays = 0, loss_paths[SRD_LOOP_MAX_PATHS] = {0}, any_loss_path = 0;
   int blackhole[SRD_LOOP_MAX_PATHS] = {0}, json = 0, c, rv;
+  /* extra: --corrupt or --dup-delay was given, and the output says what
+     they did (without them it is what it always was, byte for byte). */
+  int extra = 0;
   const char *loss_paths_arg = NULL, *blackhole_arg = NULL, *delay_arg = NULL;
   const char *pcap_path = NULL;
   uint32_t pcap_snaplen = 1024;
@@ -430,6 +540,14 @@ int main(int argc, char **argv) {
       break;
     case OPT_DUP:
       dup = parse_double("--dup", optarg, 0, 100);
+      break;
+    case OPT_DUP_DELAY:
+      dup_delay = parse_double("--dup-delay", optarg, 0, 1e7);
+      extra = 1;
+      break;
+    case OPT_CORRUPT:
+      corrupt = parse_double("--corrupt", optarg, 0, 100);
+      extra = 1;
       break;
     case OPT_REORDER:
       reorder = parse_double("--reorder", optarg, 0, 100);
@@ -608,6 +726,8 @@ int main(int argc, char **argv) {
       l[k]->queue_bytes = rate > 0 ? queue : 0;
       l[k]->loss = (!any_loss_path || loss_paths[i]) ? loss / 100.0 : 0.0;
       l[k]->dup = dup / 100.0;
+      l[k]->dup_delay = us_to_ns(dup_delay);
+      l[k]->corrupt = corrupt / 100.0;
       l[k]->reorder = reorder / 100.0;
       l[k]->reorder_delay =
           us_to_ns(reorder_delay >= 0 ? reorder_delay : 2 * d);
@@ -638,9 +758,9 @@ int main(int argc, char **argv) {
     return rv == SRD_ERR_INVALID_ARGUMENT ? 2 : 1;
   }
   if (json) {
-    print_json(&cfg, &res);
+    print_json(&cfg, &res, extra);
   } else {
-    print_summary(&cfg, &res, loss, dup, reorder);
+    print_summary(&cfg, &res, loss, dup, reorder, corrupt, dup_delay, extra);
     if (pcap_path) {
       printf("  capture       %" PRIu64 " packets to %s (as %s)\n", pcap_count,
              pcap_path, cfg.tap_at == SRD_LOOP_TAP_SEND ? "sent" : "received");

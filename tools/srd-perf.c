@@ -48,10 +48,15 @@
 static const char *prog = "srd-perf";
 
 #define DEFAULT_PORT 18515
-#define CTL_SIZE 128
+#define CTL_SIZE 256
 #define MAGIC_CTL 0x53525043u  /* "SRPC" */
 #define MAGIC_DATA 0x53525044u /* "SRPD" */
-#define PROTO_VERSION 1
+/* 2: control messages of 256 bytes; RESULT carries the server engine's
+   drops by reason. */
+#define PROTO_VERSION 2
+/* NDROPS is how many of the engine's drop reasons xport_stats and the
+   RESULT message carry. */
+#define NDROPS (SRD_DROP_REASONS < 16 ? SRD_DROP_REASONS : 16)
 #define MIN_SIZE 8
 #define SWEEP_MAX (8u << 20)
 
@@ -161,6 +166,12 @@ static void usage(FILE *f) {
       "  --loss PCT, --dup PCT, --reorder PCT, --reorder-delay US,\n"
       "  --delay US, --jitter US, --rate GBPS, --queue BYTES,\n"
       "  --blackhole LIST (paths, e.g. 2,5), --impair-paths LIST [all]\n"
+      "  --dup-delay US           a duplicate's copy leaves this much later "
+      "[0]\n"
+      "  --corrupt PCT            datagrams sent with one bit flipped, "
+      "uniformly\n"
+      "                           over their bits (a copy: never the "
+      "buffer) [0]\n"
       "  --seed N                 seeds the engines and impairments [random]\n"
       "\n"
       "Run:\n"
@@ -304,6 +315,8 @@ enum {
   O_MAX_SIZE,
   O_LOSS,
   O_DUP,
+  O_DUP_DELAY,
+  O_CORRUPT,
   O_REORDER,
   O_REORDER_DELAY,
   O_DELAY,
@@ -353,6 +366,8 @@ static const struct option long_opts[] = {
     {"max-size", required_argument, 0, O_MAX_SIZE},
     {"loss", required_argument, 0, O_LOSS},
     {"dup", required_argument, 0, O_DUP},
+    {"dup-delay", required_argument, 0, O_DUP_DELAY},
+    {"corrupt", required_argument, 0, O_CORRUPT},
     {"reorder", required_argument, 0, O_REORDER},
     {"reorder-delay", required_argument, 0, O_REORDER_DELAY},
     {"delay", required_argument, 0, O_DELAY},
@@ -516,6 +531,15 @@ static void parse_args(opts *o, int argc, char **argv) {
       o->imp.dup = parse_num("--dup", optarg, 0, 100) / 100;
       o->impair_on = 1;
       break;
+    case O_DUP_DELAY:
+      o->imp.dup_delay_ns =
+          (uint64_t)(parse_num("--dup-delay", optarg, 0, 1e7) * 1e3);
+      o->impair_on = 1;
+      break;
+    case O_CORRUPT:
+      o->imp.corrupt = parse_num("--corrupt", optarg, 0, 100) / 100;
+      o->impair_on = 1;
+      break;
     case O_REORDER:
       o->imp.reorder = parse_num("--reorder", optarg, 0, 100) / 100;
       o->impair_on = 1;
@@ -645,6 +669,9 @@ typedef struct ctl {
   uint64_t count;
   uint64_t v[6];
   char text[40];
+  /* drops (RESULT): the server engine's drops over the phase, by
+     srd_drop_reason; zero in the other messages. */
+  uint64_t drops[16];
 } ctl;
 
 static void put32(uint8_t *p, uint32_t v) {
@@ -681,6 +708,9 @@ static void ctl_encode(uint8_t *b, const ctl *c) {
   }
   memcpy(b + 88, c->text, sizeof(c->text));
   b[88 + sizeof(c->text) - 1] = 0;
+  for (int i = 0; i < 16; ++i) {
+    put64(b + 128 + 8 * i, c->drops[i]);
+  }
 }
 
 /* ctl_decode returns 0, or -1 if |b| is not a control message of ours. */
@@ -699,6 +729,9 @@ static int ctl_decode(const uint8_t *b, size_t len, ctl *c) {
   }
   memcpy(c->text, b + 88, sizeof(c->text));
   c->text[sizeof(c->text) - 1] = 0;
+  for (int i = 0; i < 16; ++i) {
+    c->drops[i] = get64(b + 128 + 8 * i);
+  }
   return 0;
 }
 
@@ -874,6 +907,7 @@ typedef struct server {
   uint64_t size, cap, need, depth, posted_phase, posted_now;
   int verify;
   uint64_t received, bytes, dups, corrupt, rerr, garbage;
+  uint64_t drops0[16]; /* the engine's drops when the phase started */
   uint8_t *seen;
   uint64_t seen_bits;
   uint64_t done_count;
@@ -1019,6 +1053,9 @@ static void srv_result(server *s) {
   r.v[3] = s->corrupt;
   r.v[4] = s->rerr + s->garbage;
   r.v[5] = st.retransmits;
+  for (int d = 0; d < NDROPS; ++d) {
+    r.drops[d] = st.drops[d] - s->drops0[d];
+  }
   srv_reply(s, s->peer, &r);
   s->in_phase = 0;
   s->done_count = 0;
@@ -1072,6 +1109,11 @@ static void srv_ctl(server *s, xport_peer peer, const ctl *c) {
     s->verify = (c->flags & 1) != 0;
     s->received = s->bytes = s->dups = s->corrupt = s->rerr = 0;
     s->garbage = 0;
+    {
+      xport_stats st;
+      xport_get_stats(s->x, &st);
+      memcpy(s->drops0, st.drops, sizeof(s->drops0));
+    }
     s->done_count = 0;
     /* Receives still posted from an earlier phase (a timed phase leaves
        some) are older than the ones posted now, so they match first: the
@@ -1328,6 +1370,9 @@ typedef struct result {
   uint32_t n_paths;
   double avg_burst;
   uint64_t imp_lost, imp_dup, imp_delayed, imp_qdrops, imp_blackholed;
+  uint64_t imp_corrupted, imp_dup_delayed;
+  /* the engines' drops over the run, by srd_drop_reason (srd) */
+  uint64_t cli_drops[16], srv_drops[16];
   int complete;
   const char *stopped; /* why it stopped early, or NULL */
 } result;
@@ -1583,6 +1628,11 @@ static void record_stats(client *c, result *r, const xport_stats *a,
   r->imp_delayed = b->imp_delayed - a->imp_delayed;
   r->imp_qdrops = b->imp_queue_drops - a->imp_queue_drops;
   r->imp_blackholed = b->imp_blackholed - a->imp_blackholed;
+  r->imp_corrupted = b->imp_corrupted - a->imp_corrupted;
+  r->imp_dup_delayed = b->imp_dup_delayed - a->imp_dup_delayed;
+  for (i = 0; i < NDROPS; ++i) {
+    r->cli_drops[i] = b->drops[i] - a->drops[i];
+  }
   (void)c;
 }
 
@@ -1837,6 +1887,10 @@ static void print_header(client *c, FILE *f) {
             o->imp.loss * 100, o->imp.dup * 100, o->imp.reorder * 100,
             (double)o->imp.delay_ns / 1e3, (double)o->imp.jitter_ns / 1e3,
             (double)o->imp.rate_bps / 1e9, o->blackhole_mask);
+    if (o->imp.corrupt > 0 || o->imp.dup_delay_ns) {
+      fprintf(f, "  corruption: %.3g%% of datagrams, duplicates %.3g us late\n",
+              o->imp.corrupt * 100, (double)o->imp.dup_delay_ns / 1e3);
+    }
   }
   fprintf(f, "%10s %9s %6s %10s %8s %10s %9s %9s %9s %9s %8s  %s\n", "size",
           "iters", "window", "MB/s", "Gbit/s", "msg/s",
@@ -1857,6 +1911,35 @@ static void path_share(const result *r, char *buf, size_t cap) {
     k += (size_t)snprintf(buf + k, cap - k, "%s%.0f", i ? "/" : "",
                           tot ? 100.0 * (double)r->path_pkts[i] / (double)tot
                               : 0.0);
+  }
+}
+
+/* print_drops_json prints every drop reason of |drops| as a JSON object. */
+static void print_drops_json(FILE *f, const uint64_t *drops) {
+  int d;
+
+  fprintf(f, "{");
+  for (d = 0; d < NDROPS; ++d) {
+    fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "",
+            srd_drop_reason_name((srd_drop_reason)d), drops[d]);
+  }
+  fprintf(f, "}");
+}
+
+/* print_drops prints the nonzero drops of |drops| as " name n, ...", or
+   " none". */
+static void print_drops(FILE *f, const uint64_t *drops) {
+  int d, any = 0;
+
+  for (d = 0; d < NDROPS; ++d) {
+    if (drops[d]) {
+      fprintf(f, "%s%s %" PRIu64, any ? ", " : " ",
+              srd_drop_reason_name((srd_drop_reason)d), drops[d]);
+      any = 1;
+    }
+  }
+  if (!any) {
+    fprintf(f, " none");
   }
 }
 
@@ -1915,13 +1998,24 @@ static void print_row(client *c, const result *r, FILE *f) {
             "}, \"impairments\": {\"lost\": %" PRIu64
             ", \"duplicated\": %" PRIu64 ", \"delayed\": %" PRIu64
             ", \"queue_drops\": %" PRIu64 ", \"blackholed\": %" PRIu64
+            ", \"corrupted\": %" PRIu64 ", \"dup_delayed\": %" PRIu64
             "}, \"verify\": %s, \"complete\": %s"
-            ", \"stopped\": %s%s%s}",
+            ", \"stopped\": %s%s%s",
             r->bad_in, r->errors, r->srv_received, r->srv_dups, r->srv_corrupt,
             r->srv_errors, r->imp_lost, r->imp_dup, r->imp_delayed,
-            r->imp_qdrops, r->imp_blackholed, o->verify ? "true" : "false",
+            r->imp_qdrops, r->imp_blackholed, r->imp_corrupted,
+            r->imp_dup_delayed, o->verify ? "true" : "false",
             r->complete ? "true" : "false", r->stopped ? "\"" : "",
             r->stopped ? r->stopped : "null", r->stopped ? "\"" : "");
+    if (strcmp(o->transport, "srd") == 0) {
+      fprintf(f, ", \"drops\": {\"client\": ");
+      print_drops_json(f, r->cli_drops);
+      fprintf(f, ", \"server\": ");
+      print_drops_json(f, r->srv_drops);
+      fprintf(f, "}}");
+    } else {
+      fprintf(f, ", \"drops\": null}");
+    }
   } else {
     fprintf(f,
             "%10" PRIu64 " %9" PRIu64 " %6" PRIu64 " %10.1f %8.3f %10.0f %9.2f "
@@ -1930,6 +2024,16 @@ static void print_row(client *c, const result *r, FILE *f) {
             r->p99, r->p999, r->max, r->retransmits, share);
     if (r->stopped) {
       fprintf(f, "%10s stopped early: %s\n", "", r->stopped);
+    }
+    if (o->imp.corrupt > 0 || o->imp.dup_delay_ns) {
+      fprintf(f,
+              "%10s impaired here: %" PRIu64 " datagrams corrupted, %" PRIu64
+              " duplicates late; engine drops: client",
+              "", r->imp_corrupted, r->imp_dup_delayed);
+      print_drops(f, r->cli_drops);
+      fprintf(f, "; server");
+      print_drops(f, r->srv_drops);
+      fprintf(f, "\n");
     }
   }
   c->first_row = 0;
@@ -2056,13 +2160,13 @@ static int run_size(client *c, uint64_t size, result *r) {
   if (o->verbose && strcmp(o->transport, "srd") == 0) {
     fprintf(stderr,
             "%s: engine: srtt %.1f us, min rtt %.1f us, rto %.1f us, cwnd "
-            "%" PRIu64 " B, rnr %" PRIu64 "/%" PRIu64 ", drops dup_pkt %" PRIu64
-            " dup_msg %" PRIu64 " rnr %" PRIu64 ", %" PRIu64
-            " packets in %" PRIu64 " sends\n",
+            "%" PRIu64 " B, rnr %" PRIu64 "/%" PRIu64 ", %" PRIu64
+            " packets in %" PRIu64 " sends; drops (all time):",
             prog, (double)b.srtt_ns / 1e3, (double)b.min_rtt_ns / 1e3,
             (double)b.rto_ns / 1e3, b.cwnd_bytes, b.rnr_sent, b.rnr_received,
-            b.drops[6], b.drops[7], b.drops[9], b.pkts_out - a.pkts_out,
-            b.sends - a.sends);
+            b.pkts_out - a.pkts_out, b.sends - a.sends);
+    print_drops(stderr, b.drops);
+    fprintf(stderr, "\n");
   }
   r->errors = c->failed;
   if (c->nlat) {
@@ -2105,6 +2209,7 @@ static int run_size(client *c, uint64_t size, result *r) {
   r->srv_dups = rep.v[2];
   r->srv_corrupt = rep.v[3];
   r->srv_errors = rep.v[4];
+  memcpy(r->srv_drops, rep.drops, sizeof(r->srv_drops));
   if (o->test == T_LAT) {
     r->retransmits += rep.v[5];
   }

@@ -63,6 +63,15 @@ typedef struct xport_impair {
   uint64_t rate_bps;    /* rate cap, 0 for none */
   uint64_t queue_bytes; /* queue in front of the rate cap; past it, drops */
   int blackhole;        /* drop everything */
+  /* dup_delay_ns: a duplicate's copy leaves this much later than the
+     original (outside the FIFO), so that it can outlive the receiver's
+     timers; 0 sends it with the original. */
+  uint64_t dup_delay_ns;
+  /* corrupt: the probability that a datagram (each copy of a duplicate
+     drawn for apart) leaves with one bit flipped, chosen uniformly over
+     all its bits, header and payload.  The layer flips a copy of the
+     datagram, never the caller's buffer. */
+  double corrupt;
 } xport_impair;
 
 /* xport_config configures an xport; xport_config_default() fills it. */
@@ -176,8 +185,10 @@ typedef struct xport_stats {
   uint64_t bad_in;
   uint64_t unknown_src;  /* of which from an address that is no peer */
   uint64_t rx_truncated; /* datagrams longer than the receive buffer */
-  /* impairment layer (srd) */
+  /* impairment layer (srd); imp_corrupted: datagrams sent with a flipped
+     bit; imp_dup_delayed: duplicates whose copy left dup_delay_ns late */
   uint64_t imp_lost, imp_dup, imp_delayed, imp_queue_drops, imp_blackholed;
+  uint64_t imp_corrupted, imp_dup_delayed;
   /* n_paths, path_pkts: data packets sent per path, summed over peers. */
   uint32_t n_paths;
   uint64_t path_pkts[XPORT_MAX_PATHS];

@@ -4,7 +4,8 @@
 # byte-exact exactly-once delivery under impairments (--verify), server
 # and client as separate processes, a server that vanishes mid-run (exit
 # 1, clear message), an unreachable server, a peer that answers garbage,
-# Ctrl-C (a summary, exit 130), and bad usage (exit 2).
+# Ctrl-C (a summary, exit 130), bad usage (exit 2), and corruption with
+# late duplicates (dropped by the engine, never delivered).
 #
 # Processes this script starts are ended by PID; every run is bounded by
 # srd-perf's own --time-limit and by timeout(1).
@@ -288,4 +289,36 @@ bad --loopback --json --csv
 bad -s --loopback
 bad --loopback stray
 bad --bogus
+bad --loopback -t tcp --corrupt 1
+bad --loopback --corrupt 101
+bad --loopback --dup-delay -5
+
+# --- corruption and late duplicates: dropped, never delivered ------------
+# Both ends flip one bit in 2% of what they send and send 2% twice, the
+# copy 500 us late (past the retransmission floor the test sets).  Every
+# message must still arrive once and intact, and the server's engine must
+# have dropped what the client corrupted as corrupt.  (Over UDP there is
+# no exact count to match: the kernel can drop datagrams too, and the
+# server counts from START to RESULT while the client's counters cover
+# the measured run.)  Last in this script: on an engine without a CRC it
+# fails, with the corrupted deliveries in the message.
+timeout 60 "$BIN" --loopback -T bw -s 40K -n 200 -P 4 -m 4000 --verify \
+  --corrupt 2 --dup 2 --dup-delay 500 --rto-min 200 --seed 7 \
+  --time-limit 40 --json > "$tmp/cor.json" 2> "$tmp/cor.err"
+rc=$?
+python3 - "$tmp/cor.json" <<'PY' || fail "corruption: $(cat "$tmp/cor.err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s, imp, dr = d["server"], d["impairments"], d["drops"]
+corrupt = lambda side: sum(v for k, v in dr[side].items() if k.startswith("corrupt"))
+print(f"  corruption: {imp['corrupted']} datagrams corrupted, "
+      f"{imp['dup_delayed']} duplicates late; server dropped "
+      f"{corrupt('server')} as corrupt; {s['received']} received, "
+      f"{s['corrupted']} corrupted, {s['duplicates']} duplicates")
+assert imp["corrupted"] > 0 and imp["dup_delayed"] > 0, imp
+assert d["complete"] and s["received"] == 200 + d["warmup"], d
+assert s["duplicates"] == 0 and s["corrupted"] == 0 and s["errors"] == 0, s
+assert corrupt("server") > 0, dr
+PY
+[ $rc = 0 ] || fail "corruption run exited $rc: $(cat "$tmp/cor.err")"
 echo "test_perf: all checks passed"

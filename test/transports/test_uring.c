@@ -4,7 +4,8 @@
  * IPv4 and IPv6, blocking and busy-poll, with and without the kernel
  * features it falls back from (multishot receive, GSO, GRO); GSO bursts
  * and spraying really happen; the impairment layer loses, duplicates and
- * reorders without breaking exactly-once; a blackholed path is steered
+ * reorders without breaking exactly-once; corruption never touches the
+ * sender's buffers and is never delivered; a blackholed path is steered
  * around; thousands of garbage datagrams are counted and deliver
  * nothing; a vanished or absent peer ends in error completions within the
  * retry budget.
@@ -14,6 +15,8 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <srd/srd.h>
 
 #include "xtest.h"
 
@@ -225,6 +228,54 @@ static void test_uring_impaired_exactly_once(void **state) {
          (unsigned long long)cs.retransmits);
   tu_assert(cs.imp_lost > 0 && cs.imp_dup > 0 && cs.imp_delayed > 0);
   tu_assert(cs.retransmits > 0);
+}
+
+/* corrupt_drops adds up |st|'s engine drops under the integrity checks'
+   reasons (those named corrupt*). */
+static uint64_t corrupt_drops(const xport_stats *st) {
+  uint64_t n = 0;
+  int d;
+
+  for (d = 0; d < SRD_DROP_REASONS && d < 16; ++d) {
+    if (strncmp(srd_drop_reason_name((srd_drop_reason)d), "corrupt", 7) == 0) {
+      n += st->drops[d];
+    }
+  }
+  return n;
+}
+
+static void test_uring_corruption_never_delivered(void **state) {
+  xport_config c;
+  xt_result r;
+  xport_stats cs, ss;
+  uint32_t i;
+
+  (void)state;
+  seed = tu_seed("uring_corruption_never_delivered");
+  base_cfg(&c, AF_INET);
+  c.mtu = 4000;
+  c.seed = seed | 1;
+  c.impair_on = 1;
+  for (i = 0; i < XPORT_MAX_PATHS; ++i) {
+    c.impair[i].corrupt = 0.05;
+    c.impair[i].dup = 0.03;
+    c.impair[i].dup_delay_ns = 300000;
+  }
+  assert_int_equal(echo_case(&c, &c, 300, 50000, 16, &r, &cs, &ss), 0);
+  printf("  client: corrupted %llu, duplicated %llu (%llu late); dropped as "
+         "corrupt: client %llu, server %llu; %llu echoes corrupted\n",
+         (unsigned long long)cs.imp_corrupted, (unsigned long long)cs.imp_dup,
+         (unsigned long long)cs.imp_dup_delayed,
+         (unsigned long long)corrupt_drops(&cs),
+         (unsigned long long)corrupt_drops(&ss), (unsigned long long)r.corrupt);
+  /* The layer corrupts copies: the payloads it sent straight from the
+     send buffers are as the client filled them. */
+  tu_assert(r.send_buf_changed == 0);
+  tu_assert(cs.imp_corrupted > 0 && cs.imp_dup_delayed > 0);
+  /* The engine's integrity check drops what the wire corrupted: exactly
+     once, intact, and the drops are counted (both ends corrupt). */
+  assert_clean(&r, 300);
+  tu_assert(corrupt_drops(&ss) > 0 && corrupt_drops(&cs) > 0);
 }
 
 static void test_uring_blackhole_is_steered_around(void **state) {
@@ -535,6 +586,7 @@ int main(void) {
       cmocka_unit_test(test_uring_fallbacks),
       cmocka_unit_test(test_uring_gso_bursts_and_spraying),
       cmocka_unit_test(test_uring_impaired_exactly_once),
+      cmocka_unit_test(test_uring_corruption_never_delivered),
       cmocka_unit_test(test_uring_busy_poll_peers),
       cmocka_unit_test(test_uring_blackhole_is_steered_around),
       cmocka_unit_test(test_uring_bad_input_counted_never_delivered),

@@ -159,6 +159,9 @@ static int xt_have_v6_loopback(int type) {
 /* xt_result is what a client run saw. */
 typedef struct xt_result {
   uint64_t sent_ok, send_err, echoes, dups, corrupt, recv_err;
+  /* send_buf_changed: send buffers not as filled when their send
+     completed (a transport wrote into the caller's buffer) */
+  uint64_t send_buf_changed;
   int first_err;
   uint64_t elapsed_ns;
 } xt_result;
@@ -183,7 +186,7 @@ static void xt_bufs_free(xt_bufs *b) {
 
 /* xt_echo_run sends |n| messages of seeded sizes in [4, max_size] (4
    bytes hold the index) with |window| in flight, to |peer| of |x|, and
-   checks the echoes. */
+   checks the echoes, and each send buffer as its send completes. */
 static void xt_echo_run(xport *x, xport_peer peer, uint32_t n, size_t max_size,
                         uint32_t window, uint64_t seed, xt_result *r,
                         xt_bufs *bufs) {
@@ -195,6 +198,7 @@ static void xt_echo_run(xport *x, xport_peer peer, uint32_t n, size_t max_size,
   uint32_t next = 0, i, outstanding = 0;
   uint64_t s = seed, t0 = xport_now();
   int *slot_of_send = calloc(window, sizeof(int));
+  uint32_t *msg_of_slot = calloc(window, sizeof(uint32_t));
 
   memset(r, 0, sizeof(*r));
   for (i = 0; i < n; ++i) {
@@ -226,6 +230,7 @@ static void xt_echo_run(xport *x, xport_peer peer, uint32_t n, size_t max_size,
         break;
       }
       slot_of_send[i] = 1;
+      msg_of_slot[i] = next;
       ++outstanding;
       ++next;
     }
@@ -233,7 +238,12 @@ static void xt_echo_run(xport *x, xport_peer peer, uint32_t n, size_t max_size,
     m = xport_poll_cq(x, c, 32);
     for (k = 0; k < m; ++k) {
       if (c[k].op == XPORT_OP_SEND) {
-        slot_of_send[(uintptr_t)c[k].ctx] = 0;
+        uintptr_t sl = (uintptr_t)c[k].ctx;
+        xt_fill(chk, len[msg_of_slot[sl]], msg_of_slot[sl]);
+        if (memcmp(chk, sb[sl], len[msg_of_slot[sl]]) != 0) {
+          ++r->send_buf_changed;
+        }
+        slot_of_send[sl] = 0;
         --outstanding;
         if (c[k].status == 0) {
           ++r->sent_ok;
@@ -275,6 +285,7 @@ static void xt_echo_run(xport *x, xport_peer peer, uint32_t n, size_t max_size,
   free(seen);
   free(chk);
   free(slot_of_send);
+  free(msg_of_slot);
   bufs->sb = sb;
   bufs->rb = rb;
   bufs->n = window;

@@ -60,6 +60,7 @@ typedef struct wlink {
   srd_loop_link cfg;
   srd_loop_link_stats st;
   uint64_t rng;
+  uint64_t crng;         /* corruption's own stream (drawn at delivery) */
   srd_tstamp busy_until; /* when the serialiser is free */
   srd_tstamp last_at;    /* latest arrival of a packet kept in order */
 } wlink;
@@ -162,8 +163,8 @@ static void wire_fini(wire *w) {
   free(w->free_bufs);
 }
 
-/* enqueue puts one copy of a packet on |l| at |now|; returns -1 if out of
-   memory. */
+/* enqueue puts one copy of a packet on |l| at |now|; returns 1 when it is
+   on its way, 0 when the queue dropped it, -1 if out of memory. */
 static int enqueue(wire *w, wlink *l, int to, uint16_t path, const uint8_t *pkt,
                    size_t len, srd_tstamp now, srd_duration extra) {
   wpkt p;
@@ -209,7 +210,7 @@ static int enqueue(wire *w, wlink *l, int to, uint16_t path, const uint8_t *pkt,
     free(p.data);
     return -1;
   }
-  return 0;
+  return 1;
 }
 
 static int wire_send(wire *w, int from, uint16_t path, const uint8_t *pkt,
@@ -232,16 +233,54 @@ static int wire_send(wire *w, int from, uint16_t path, const uint8_t *pkt,
     copies = 2;
   }
   for (k = 0; k < copies; ++k) {
+    int rv;
     extra = 0;
     if (l->cfg.reorder > 0 && uniform(&l->rng) < l->cfg.reorder) {
       ++l->st.reordered;
       extra = l->cfg.reorder_delay;
     }
-    if (enqueue(w, l, !from, path, pkt, len, now, extra) != 0) {
+    /* The copy of a duplicate comes dup_delay late (a stale copy that
+       some buffer on the way held on to); without it, right behind the
+       original. */
+    if (k == 1) {
+      extra += l->cfg.dup_delay;
+    }
+    rv = enqueue(w, l, !from, path, pkt, len, now, extra);
+    if (rv < 0) {
       return -1;
+    }
+    if (rv > 0 && k == 1 && l->cfg.dup_delay) {
+      ++l->st.dup_delayed;
     }
   }
   return 0;
+}
+
+/* corrupt flips, with the link's corruption probability, one bit of the
+   |len| bytes at |data|, drawn uniformly over all of them; returns
+   whether it did. */
+static int corrupt(wlink *l, uint8_t *data, size_t len) {
+  uint64_t bit;
+
+  if (!(l->cfg.corrupt > 0) || len == 0 ||
+      !(uniform(&l->crng) < l->cfg.corrupt)) {
+    return 0;
+  }
+  /* The modulo's bias is below 2^-40 for any datagram. */
+  bit = splitmix(&l->crng) % ((uint64_t)len * 8);
+  data[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+  ++l->st.corrupted;
+  return 1;
+}
+
+int srd_loop_drop_is_corrupt(int r) {
+  const char *name;
+
+  if (r < 0 || r >= SRD_DROP_REASONS) {
+    return 0;
+  }
+  name = srd_drop_reason_name((srd_drop_reason)r);
+  return name != NULL && strncmp(name, "corrupt", 7) == 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -624,6 +663,13 @@ int srd_loop_run(const srd_loop_cfg *cfg, srd_loop_result *res) {
     }
     r.w.links[0][i].rng = cfg->seed ^ (0x100 + i) * 0x9E3779B97F4A7C15ULL;
     r.w.links[1][i].rng = cfg->seed ^ (0x200 + i) * 0x9E3779B97F4A7C15ULL;
+    /* Stirred: unstirred, neighbouring links' states differ by the
+       stream's own increment, and one link's draws would be another's
+       shifted by one. */
+    r.w.links[0][i].crng = cfg->seed ^ (0x300 + i) * 0x9E3779B97F4A7C15ULL;
+    r.w.links[1][i].crng = cfg->seed ^ (0x400 + i) * 0x9E3779B97F4A7C15ULL;
+    r.w.links[0][i].crng = splitmix(&r.w.links[0][i].crng);
+    r.w.links[1][i].crng = splitmix(&r.w.links[1][i].crng);
   }
   pkt = malloc(cap);
   r.msgs = calloc(cfg->messages ? cfg->messages : 1, sizeof(mrec));
@@ -667,7 +713,7 @@ int srd_loop_run(const srd_loop_cfg *cfg, srd_loop_result *res) {
           cfg->tap(cfg->tap_user, k, path.path % cfg->n_paths, r.now, pkt,
                    (size_t)n);
         }
-        if (wire_send(&r.w, k, path.path, pkt, (size_t)n, r.now) != 0) {
+        if (wire_send(&r.w, k, path.path, pkt, (size_t)n, r.now) < 0) {
           rv = SRD_ERR_NOMEM;
           goto out;
         }
@@ -711,16 +757,45 @@ int srd_loop_run(const srd_loop_cfg *cfg, srd_loop_result *res) {
     while (r.w.len > 0 && r.w.heap[0].at <= r.now) {
       wpkt p;
       srd_path path;
+      wlink *l;
+      srd_ep_stats before, after;
+      int flipped, rrv;
       heap_pop(&r.w, &p);
+      l = &r.w.links[!p.to][p.path];
       path.peer = r.peer[p.to];
       path.path = p.path;
-      ++r.w.links[!p.to][p.path].st.delivered;
-      r.w.links[!p.to][p.path].st.bytes += p.len;
+      ++l->st.delivered;
+      l->st.bytes += p.len;
+      flipped = corrupt(l, p.data, p.len);
       if (cfg->tap && cfg->tap_at == SRD_LOOP_TAP_RECV) {
         cfg->tap(cfg->tap_user, !p.to, p.path, r.now, p.data, p.len);
       }
+      if (flipped) {
+        srd_ep_get_stats(r.ep[p.to], &before);
+      }
       /* Protocol errors are counted by the engine; the loop goes on. */
-      (void)srd_ep_read_pkt(r.ep[p.to], &path, p.data, p.len, r.now);
+      rrv = srd_ep_read_pkt(r.ep[p.to], &path, p.data, p.len, r.now);
+      if (flipped) {
+        int d, as_corrupt = 0, other = rrv < 0;
+        srd_ep_get_stats(r.ep[p.to], &after);
+        for (d = 0; d < SRD_DROP_REASONS; ++d) {
+          if (after.drops[d] == before.drops[d]) {
+            continue;
+          }
+          if (srd_loop_drop_is_corrupt(d)) {
+            as_corrupt = 1;
+          } else {
+            other = 1;
+          }
+        }
+        if (as_corrupt) {
+          ++res->corrupt_dropped;
+        } else if (other) {
+          ++res->corrupt_dropped_other;
+        } else {
+          ++res->corrupt_accepted;
+        }
+      }
       buf_put(&r.w, p.data);
     }
     for (k = 0; k < 2; ++k) {

@@ -1,9 +1,10 @@
 /*
  * srd_loop.h: two libsrd endpoints joined by an in-memory wire in virtual
  * time.  Each direction has n paths; each path is a link with propagation
- * delay, jitter, a rate with a drop-tail queue, random loss, duplication,
- * reordering and an optional blackhole, all drawn from seeded streams, so a
- * run is a pure function of its configuration.
+ * delay, jitter, a rate with a drop-tail queue, random loss, duplication
+ * (optionally delayed), reordering, bit corruption and an optional
+ * blackhole, all drawn from seeded streams, so a run is a pure function of
+ * its configuration.
  *
  * srd_loop_run() drives a whole transfer (A sends, B receives) with the
  * packet loop every driver writes (docs/programmers-guide.md), checks every
@@ -33,6 +34,17 @@ typedef struct srd_loop_link {
   uint64_t queue_bytes;       /* queue limit at that rate, 0 for none */
   int blackhole;              /* drop every packet from blackhole_from on */
   srd_tstamp blackhole_from;
+  /* dup_delay: a duplicate's copy arrives this much later than the
+     original would (outside the FIFO, like a reordered packet), so that
+     it can outlive every timer; 0 sends it right behind the original. */
+  srd_duration dup_delay;
+  /* corrupt: the probability that a packet the link delivers has one bit
+     flipped, chosen uniformly among all the bits of the datagram (header
+     and payload alike).  Drawn at delivery, so lost packets are never
+     counted, each copy of a duplicate is drawn for separately, and the
+     draws come from a stream of their own: adding corruption leaves the
+     link's loss, duplication and reordering draws as they were. */
+  double corrupt;
 } srd_loop_link;
 
 /* srd_loop_link_stats counts what one link did. */
@@ -45,6 +57,8 @@ typedef struct srd_loop_link_stats {
   uint64_t duplicated;  /* extra copies made */
   uint64_t reordered;   /* held back */
   uint64_t bytes;       /* bytes delivered */
+  uint64_t dup_delayed; /* extra copies sent dup_delay late */
+  uint64_t corrupted;   /* delivered with a flipped bit */
 } srd_loop_link_stats;
 
 /* Where srd_loop_cfg.tap looks at the wire. */
@@ -53,7 +67,8 @@ typedef enum srd_loop_tap_at {
      delays it: a capture at the sender's NIC. */
   SRD_LOOP_TAP_SEND = 0,
   /* As a packet reaches the other endpoint, after the wire did its work
-     (duplicates twice, reordered packets late, lost ones never). */
+     (duplicates twice, reordered packets late, lost ones never, corrupted
+     ones with their flipped bit). */
   SRD_LOOP_TAP_RECV = 1
 } srd_loop_tap_at;
 
@@ -117,6 +132,17 @@ typedef struct srd_loop_result {
   uint64_t path_pkts[SRD_LOOP_MAX_PATHS]; /* A's data packets per path */
   srd_loop_link_stats ab[SRD_LOOP_MAX_PATHS];
   srd_loop_link_stats ba[SRD_LOOP_MAX_PATHS];
+  /* What the receiving endpoints made of the packets the wire corrupted
+     (links' corrupted, both directions): each is watched through the
+     endpoint's drop counters as it is read, and counted once, as
+     dropped under a reason whose name begins with "corrupt" (the
+     engine's integrity check caught it), dropped under another reason
+     (a check that came first caught it), or accepted (the engine took it
+     for a good packet: corruption it cannot see).  The three add up to
+     the corrupted packets delivered. */
+  uint64_t corrupt_dropped;
+  uint64_t corrupt_dropped_other;
+  uint64_t corrupt_accepted;
   srd_ep_stats a, b;     /* endpoint counters */
   srd_peer_stats a_peer; /* A's view of B */
   int finished;          /* every send completed in time */
@@ -138,5 +164,9 @@ int srd_loop_run(const srd_loop_cfg *cfg, srd_loop_result *res);
 /* srd_loop_fill writes the bytes of message |index| of run |seed| into
    |buf| (|len| bytes): its index first, then a seeded pattern. */
 void srd_loop_fill(uint8_t *buf, size_t len, uint64_t seed, uint64_t index);
+
+/* srd_loop_drop_is_corrupt says whether drop reason |r| is one of the
+   engine's integrity checks (its name begins with "corrupt"). */
+int srd_loop_drop_is_corrupt(int r);
 
 #endif /* SRD_LOOP_H */

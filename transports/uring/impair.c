@@ -1,7 +1,7 @@
 /*
- * impair.c: per-path loss, duplication, delay, jitter, reordering, rate cap
- * and blackhole for outgoing datagrams (impair.h).  The model is the loop
- * wire's (transports/loop/srd_loop.c), moved to real time.
+ * impair.c: per-path loss, duplication, delay, jitter, reordering, rate
+ * cap, blackhole and corruption for outgoing datagrams (impair.h).  The model
+ * is the loop wire's (transports/loop/srd_loop.c), moved to real time.
  */
 #include "impair.h"
 
@@ -36,6 +36,7 @@ int impair_init(impair *imp, const xport_impair *cfg, uint32_t n_paths,
     imp->path[i].cfg = cfg[i];
     /* Stir, so that neighbouring seeds give unrelated streams. */
     imp->path[i].rng = splitmix(&s);
+    imp->path[i].crng = splitmix(&s);
   }
   imp->cap = pool_pkts;
   imp->buf_size = buf_size;
@@ -65,7 +66,8 @@ void impair_fini(impair *imp) {
 int impair_path_delays(const impair *imp, uint16_t path) {
   const xport_impair *c = &imp->path[path].cfg;
 
-  return c->delay_ns || c->jitter_ns || c->reorder > 0 || c->rate_bps;
+  return c->delay_ns || c->jitter_ns || c->reorder > 0 || c->rate_bps ||
+         (c->dup > 0 && c->dup_delay_ns);
 }
 
 void impair_judge(impair *imp, uint16_t path, size_t len, uint64_t now,
@@ -75,7 +77,8 @@ void impair_judge(impair *imp, uint16_t path, size_t len, uint64_t now,
   uint64_t at = now;
 
   v->copies = 0;
-  v->at = now;
+  v->at = v->dup_at = now;
+  v->flip[0] = v->flip[1] = 0;
   if (c->blackhole) {
     ++imp->blackholed;
     return;
@@ -122,7 +125,21 @@ void impair_judge(impair *imp, uint16_t path, size_t len, uint64_t now,
   if (at > now) {
     ++imp->delayed;
   }
-  v->at = at;
+  v->at = v->dup_at = at;
+  /* The copy of a duplicate comes dup_delay_ns late, outside the FIFO
+     (last_at is the original's). */
+  if (v->copies == 2 && c->dup_delay_ns) {
+    v->dup_at = at + c->dup_delay_ns;
+    ++imp->dup_delayed;
+  }
+  if (c->corrupt > 0 && len > 0) {
+    for (int k = 0; k < v->copies; ++k) {
+      if (uniform(&p->crng) < c->corrupt) {
+        /* Uniform over the bits (the modulo's bias is below 2^-40). */
+        v->flip[k] = 1 + splitmix(&p->crng) % ((uint64_t)len * 8);
+      }
+    }
+  }
 }
 
 static int heap_less(const impair_pkt *a, const impair_pkt *b) {
@@ -130,7 +147,7 @@ static int heap_less(const impair_pkt *a, const impair_pkt *b) {
 }
 
 int impair_hold(impair *imp, uint16_t path, uint32_t peer,
-                const struct iovec *iov, size_t n, uint64_t at) {
+                const struct iovec *iov, size_t n, uint64_t at, uint64_t flip) {
   impair_pkt pkt;
   size_t i, len = 0, k;
 
@@ -147,6 +164,10 @@ int impair_hold(impair *imp, uint16_t path, uint32_t peer,
       memcpy(pkt.data + k, iov[i].iov_base, iov[i].iov_len);
       k += iov[i].iov_len;
     }
+  }
+  if (flip && flip <= (uint64_t)len * 8) {
+    pkt.data[(flip - 1) / 8] ^= (uint8_t)(1u << ((flip - 1) % 8));
+    ++imp->corrupted;
   }
   pkt.at = at;
   pkt.seq = imp->seq++;

@@ -895,20 +895,20 @@ static unsigned output(xport_uring *x, uint64_t now) {
         uint16_t sock = (uint16_t)(t->path.path % x->nfd);
         impair_verdict v;
         impair_judge(&x->imp, sock, t->len, now, &v);
-        if (v.copies == 0) {
-          continue;
-        }
-        if (v.at > now) {
-          struct iovec iov[2] = {{t->hdr, t->hdrlen},
-                                 {(void *)t->payload.base, t->payload.len}};
-          for (int c = 0; c < v.copies; ++c) {
-            impair_hold(&x->imp, sock, t->path.peer, iov, 2, v.at);
+        /* A copy that must wait, or be corrupted, leaves from the
+           layer's pool: the payload points into the user's buffer, which
+           the layer only reads.  The others go out now. */
+        for (int c = 0; c < v.copies; ++c) {
+          uint64_t at = c ? v.dup_at : v.at;
+          if (at > now || v.flip[c]) {
+            struct iovec iov[2] = {{t->hdr, t->hdrlen},
+                                   {(void *)t->payload.base, t->payload.len}};
+            impair_hold(&x->imp, sock, t->path.peer, iov, 2, at, v.flip[c]);
+          } else {
+            add_to_group(x, open, &nmsg, i);
           }
-          continue;
         }
-        if (v.copies == 2) {
-          add_to_group(x, open, &nmsg, i);
-        }
+        continue;
       }
       add_to_group(x, open, &nmsg, i);
     }
@@ -1296,6 +1296,8 @@ static void uring_get_stats(xport *xp, xport_stats *st) {
   st->imp_delayed = x->imp.delayed;
   st->imp_queue_drops = x->imp.queue_drops;
   st->imp_blackholed = x->imp.blackholed;
+  st->imp_corrupted = x->imp.corrupted;
+  st->imp_dup_delayed = x->imp.dup_delayed;
   st->n_paths = x->nfd;
   st->rnr_sent = es.rnr_sent;
   st->rnr_received = es.rnr_received;
