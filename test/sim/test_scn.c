@@ -341,8 +341,8 @@ static void test_scn_sweep(void **state) {
 static void test_scn_files(void **state) {
   /* Every shipped scenario compiles. */
   static const char *const names[] = {
-      "ecmp-collision", "single-flow", "random-loss",  "link-failure",
-      "incast",         "shuffle",     "hol-blocking", "asymmetric"};
+      "ecmp-collision", "single-flow",  "random-loss", "link-failure", "incast",
+      "shuffle",        "hol-blocking", "asymmetric",  "corruption"};
   size_t i;
 
   (void)state;

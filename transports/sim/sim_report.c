@@ -31,6 +31,19 @@ static void fmt_size(uint64_t b, char *buf, size_t len) {
   }
 }
 
+/* faults_besides_ber says whether |s| has a fault other than a bit-error
+   rate (the header notes the reconvergence delay for those). */
+static int faults_besides_ber(const sim_scn *s) {
+  uint32_t i;
+
+  for (i = 0; i < s->n_faults; ++i) {
+    if (s->faults[i].op != SCN_FAULT_BER) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 void sim_report_header(FILE *f, const sim_scn *s) {
   char a[32], b[32], c[32], d[32];
   uint32_t i;
@@ -122,7 +135,7 @@ void sim_report_header(FILE *f, const sim_scn *s) {
       break;
     }
   }
-  if (s->n_faults) {
+  if (faults_besides_ber(s)) {
     sim_fmt_time(s->reconverge, d, sizeof(d));
     fprintf(f, " (routing reconverges after %s)", d);
   }
