@@ -997,7 +997,9 @@ static void measure(rctx *r, netsim_sampler *smp, const uint32_t *ids,
   res->n_msgs = r->n_posted;
   res->n_msgs_done = r->n_lat;
   /* Message latency. */
-  qsort(r->lat, r->n_lat, sizeof(*r->lat), cmp_u64);
+  if (r->n_lat > 0) { /* qsort of NULL, even of nothing, is undefined */
+    qsort(r->lat, r->n_lat, sizeof(*r->lat), cmp_u64);
+  }
   res->lat_us[0] = pct_u64(r->lat, r->n_lat, 0.5) / 1e6;
   res->lat_us[1] = pct_u64(r->lat, r->n_lat, 0.99) / 1e6;
   res->lat_us[2] = pct_u64(r->lat, r->n_lat, 0.999) / 1e6;
