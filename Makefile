@@ -245,7 +245,7 @@ $(OUT)/obj/tools/netsim-bench.o: tools/netsim-bench.c
 $(NETSIM_BENCH): $(OUT)/obj/tools/netsim-bench.o $(NETSIM_LIBA)
 	$(call say,LINK,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ -lm
 
 # ---------------------------------------------------------------------------
 # transports/ and srd-perf (issue 4; docs/transports.md): the message API

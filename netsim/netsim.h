@@ -124,6 +124,10 @@ typedef struct netsim_rng {
 #define NETSIM_STREAM_LINK 1u
 #define NETSIM_STREAM_SWITCH 2u
 #define NETSIM_STREAM_TRAFFIC 3u
+/* NETSIM_STREAM_CORRUPT is a link's bit-error stream, apart from its loss
+   stream (NETSIM_STREAM_LINK) so that turning bit errors on leaves the
+   loss draws as they were. */
+#define NETSIM_STREAM_CORRUPT 4u
 #define NETSIM_STREAM_USER 16u
 
 /* netsim_rng_init seeds |rng| with the stream |id| of class |cls| derived
@@ -287,6 +291,20 @@ typedef struct netsim_flowkey {
 #define NETSIM_PKT_ECT 0x01u
 /* NETSIM_PKT_CE: a queue marked the packet (Congestion Experienced). */
 #define NETSIM_PKT_CE 0x02u
+/* Bit errors (netsim_link_set_ber).  A link counts a packet's bits as its
+   min(payload_len, size) carried bytes (netsim_pkt_data) followed by the
+   bytes it does not carry, which are only a length; an error flips a
+   carried bit, or marks an error the packet cannot show.  Corrupted
+   packets are delivered, never dropped by netsim: the receiver must find
+   the damage, as a transport's checksum would.  netsim_host_send clears
+   both flags. */
+/* NETSIM_PKT_FLIPPED: bit errors flipped bits of the carried bytes. */
+#define NETSIM_PKT_FLIPPED 0x04u
+/* NETSIM_PKT_CORRUPT: a bit error fell in bytes the packet does not carry
+   (a payload given by length): the receiver decides what that means. */
+#define NETSIM_PKT_CORRUPT 0x08u
+/* NETSIM_PKT_BITERR is either: the packet was hit by a bit error. */
+#define NETSIM_PKT_BITERR (NETSIM_PKT_FLIPPED | NETSIM_PKT_CORRUPT)
 
 /* NETSIM_PKT_INLINE is how many payload bytes a packet carries in itself
    (a transport's header, typically), with no pool buffer. */
@@ -300,7 +318,8 @@ typedef struct netsim_pkt {
   /* Line 0, the 64 bytes a hop touches (packets are 64-byte aligned). */
   /* key is the 5-tuple. */
   NETSIM_ALIGN64 netsim_flowkey key;
-  /* flags holds NETSIM_PKT_ECT and NETSIM_PKT_CE. */
+  /* flags holds NETSIM_PKT_ECT, NETSIM_PKT_CE and the bit-error flags
+     (NETSIM_PKT_FLIPPED, NETSIM_PKT_CORRUPT). */
   uint8_t flags;
   /* hops counts the links the packet has crossed since it was sent. */
   uint16_t hops;
@@ -589,6 +608,9 @@ typedef struct netsim_sim_stats {
   uint32_t pkts_in_use;
   /* reroutes counts routing recomputations after faults. */
   uint32_t reroutes;
+  /* corrupted counts packets hit by bit errors, once per link that hit
+     them (netsim_link_set_ber); they were delivered, not dropped. */
+  uint64_t corrupted;
 } netsim_sim_stats;
 
 /* netsim_sim_get_stats copies the counters into |st|. */
@@ -621,6 +643,8 @@ typedef struct netsim_link_info {
   uint64_t ecn_bytes;
   /* loss is the random loss probability. */
   double loss;
+  /* ber is the bit-error rate (netsim_link_set_ber). */
+  double ber;
   /* up is 1 if the link carries packets. */
   int up;
   /* routed is 1 if routing uses the link (lags |up| by reconvergence). */
@@ -650,6 +674,10 @@ typedef struct netsim_link_stats {
   double q_byte_ps;
   /* busy_until is when the link finishes serialising what it holds. */
   netsim_time busy_until;
+  /* corrupted counts packets that reached the far end hit by at least one
+     bit error, bit_errors the errors (a packet may take several). */
+  uint64_t corrupted;
+  uint64_t bit_errors;
 } netsim_link_stats;
 
 /* netsim_link_get_info describes |link| in |info|. */
@@ -680,6 +708,17 @@ int netsim_link_set_rate(netsim_sim *sim, netsim_link *link, uint64_t rate_bps);
 /* netsim_link_set_loss sets one direction's random loss probability |p|
    (drawn from the link's own stream).  Returns 0 or NETSIM_ERR_INVAL. */
 int netsim_link_set_loss(netsim_link *link, double p);
+
+/* netsim_link_set_ber sets one direction's bit-error rate |ber| (0 to 1;
+   0 turns errors off).  Errors hit the bits of the packets that reach the
+   far end independently, each with probability |ber|: a packet of B
+   bytes is hit with probability 1 - (1 - ber)^(8 B).  The link draws
+   where the next error falls in its stream of bits (a geometric gap,
+   from its own random stream NETSIM_STREAM_CORRUPT): an error in a
+   carried byte flips that bit (NETSIM_PKT_FLIPPED), one beyond them sets
+   NETSIM_PKT_CORRUPT.  The packet is delivered; the link counts it.
+   Returns 0 or NETSIM_ERR_INVAL. */
+int netsim_link_set_ber(netsim_link *link, double ber);
 
 /* netsim_link_set_queue sets the queue's byte limit and ECN threshold (0:
    none).  Returns 0 or NETSIM_ERR_INVAL. */
@@ -741,9 +780,10 @@ void netsim_host_set_rx(netsim_host *host, netsim_host_rx_cb cb, void *user);
 
 /* netsim_host_send queues |pkt| on the host's NIC; ownership passes to
    netsim whatever happens.  The caller fills key, size (>= 1), flags, flow,
-   tag and payload.  Returns 0, NETSIM_ERR_INVAL (size 0: the packet is
-   freed), or NETSIM_ERR_DROPPED (NIC queue full or link down: counted, the
-   drop callback told, the packet freed). */
+   tag and payload; the bit-error flags are cleared.  Returns 0,
+   NETSIM_ERR_INVAL (size 0: the packet is freed), or NETSIM_ERR_DROPPED (NIC
+   queue full or link down: counted, the drop callback told, the packet freed).
+ */
 int netsim_host_send(netsim_sim *sim, netsim_host *host, netsim_pkt *pkt);
 
 /* netsim_host_index returns the host's index (0..n_hosts-1). */
@@ -910,6 +950,16 @@ int netsim_fault_loss(netsim_sim *sim, uint32_t link_id, double p);
    |fabric_only|, only on switch-to-switch links).  Returns 0 or
    NETSIM_ERR_INVAL. */
 int netsim_fault_loss_all(netsim_sim *sim, double p, int fabric_only);
+
+/* netsim_fault_ber sets bit-error rate |ber| (netsim_link_set_ber) on both
+   directions of the cable now.  Returns 0, NETSIM_ERR_NOENT or
+   NETSIM_ERR_INVAL. */
+int netsim_fault_ber(netsim_sim *sim, uint32_t link_id, double ber);
+
+/* netsim_fault_ber_all sets bit-error rate |ber| on every link now (with
+   |fabric_only|, only on switch-to-switch links).  Returns 0 or
+   NETSIM_ERR_INVAL. */
+int netsim_fault_ber_all(netsim_sim *sim, double ber, int fabric_only);
 
 /* ------------------------------------------------------------------------ */
 /* Built-in traffic (tests and the benchmark; transports come later)        */

@@ -157,3 +157,32 @@ int netsim_fault_loss_all(netsim_sim *sim, double p, int fabric_only) {
   }
   return 0;
 }
+
+int netsim_fault_ber(netsim_sim *sim, uint32_t link_id, double ber) {
+  netsim_link *a;
+  int rv;
+
+  if (link_id >= sim->n_links) {
+    return NETSIM_ERR_NOENT;
+  }
+  a = sim->links[link_id];
+  rv = netsim_link_set_ber(a, ber);
+  if (rv == 0) {
+    rv = netsim_link_set_ber(sim->links[a->peer], ber);
+  }
+  return rv;
+}
+
+int netsim_fault_ber_all(netsim_sim *sim, double ber, int fabric_only) {
+  uint32_t i;
+
+  if (!(ber >= 0.0 && ber <= 1.0)) {
+    return NETSIM_ERR_INVAL;
+  }
+  for (i = 0; i < sim->n_links; ++i) {
+    if (!fabric_only || sim->links[i]->fabric) {
+      netsim_link_set_ber(sim->links[i], ber);
+    }
+  }
+  return 0;
+}

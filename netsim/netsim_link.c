@@ -13,10 +13,19 @@
  * Departure times come from cumulative bytes within a busy period
  * (epoch_start + tx(epoch_bytes)), so a long train of back-to-back packets
  * never accumulates rounding error (shared/style.md 2.3).
+ *
+ * Bit errors.  Errors hit bits independently with probability |ber|, so
+ * the gaps between them, over the stream of bits a link delivers, are
+ * geometric: the link keeps the number of error-free bits before the next
+ * error (ber_left) and draws a new gap only when an error falls in a
+ * packet.  A packet of n bits is hit with probability 1 - (1 - ber)^n,
+ * independently of the packets before it (the geometric distribution has
+ * no memory), and a clean packet costs a subtraction, no random draw.
  */
 #include "netsim_link.h"
 
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 
 #include "netsim_host.h"
@@ -68,6 +77,7 @@ void netsim_link_init(netsim_link *l, netsim_sim *sim, uint32_t id,
   l->base_rate_bps = cfg->rate_bps;
   set_rate(l, cfg->rate_bps);
   netsim_rng_init(&l->rng, sim->set.seed, NETSIM_STREAM_LINK, id);
+  netsim_rng_init(&l->ber_rng, sim->set.seed, NETSIM_STREAM_CORRUPT, id);
   l->up = 1;
   l->routed = 1;
 }
@@ -125,6 +135,63 @@ int netsim_link_send(netsim_sim *sim, netsim_link *l, netsim_pkt *pkt) {
   return 0;
 }
 
+/* ber_gap draws how many error-free bits come before the next bit error:
+   with U uniform in (0, 1], -ln U is exponential with mean 1 and
+   floor(-ln U / -ln(1 - ber)) is geometric, P(gap >= k) = (1 - ber)^k. */
+static uint64_t ber_gap(netsim_link *l) {
+  double u = (double)((netsim_rng_next(&l->ber_rng) >> 11) + 1) * 0x1p-53;
+  double x = -log(u) * l->ber_scale;
+
+  if (!(x < 9.0e18)) {
+    return UINT64_MAX; /* beyond any run: no more errors */
+  }
+  return x > 0 ? (uint64_t)x : 0;
+}
+
+/* link_corrupt applies the bit errors that fall in |p| as it reaches the
+   far end (netsim_link_set_ber): the first min(payload_len, size) bytes
+   are the ones the packet carries, the rest only a length. */
+static void link_corrupt(netsim_sim *sim, netsim_link *l, netsim_pkt *p) {
+  uint64_t bits = (uint64_t)p->size * 8, carried, pos, gap;
+  uint32_t n = 0;
+  uint8_t *data;
+
+  if (l->ber_left >= bits) {
+    l->ber_left -= bits;
+    return;
+  }
+  /* netsim owns the packet while it crosses the link. */
+  data = (uint8_t *)(uintptr_t)netsim_pkt_data(p);
+  carried = p->payload_len < p->size ? p->payload_len : p->size;
+  if (data == NULL) {
+    carried = 0;
+  } else if (p->payload_idx == UINT32_MAX && carried > NETSIM_PKT_INLINE) {
+    carried = NETSIM_PKT_INLINE;
+  }
+  carried *= 8;
+  for (pos = l->ber_left;;) {
+    ++n;
+    if (pos < carried) {
+      data[pos >> 3] ^= (uint8_t)(0x80u >> (pos & 7));
+      p->flags |= NETSIM_PKT_FLIPPED;
+    } else {
+      p->flags |= NETSIM_PKT_CORRUPT;
+    }
+    gap = ber_gap(l);
+    if (gap >= bits - pos - 1) {
+      l->ber_left = gap - (bits - pos - 1);
+      break;
+    }
+    pos += gap + 1;
+  }
+  ++l->corrupted;
+  l->bit_errors += n;
+  ++sim->st.corrupted;
+  netsim_sim_trace(sim, sim->evl->now,
+                   (0xCULL << 60) ^ (p->uid << 24) ^ ((uint64_t)n << 32) ^
+                       l->id);
+}
+
 /* link_arrive: the FIFO's head reached the far end. */
 static void link_arrive(netsim_evl *evl, netsim_timer *tm, void *ctx,
                         uint64_t arg) {
@@ -155,11 +222,15 @@ static void link_arrive(netsim_evl *evl, netsim_timer *tm, void *ctx,
   ++sim->st.hops;
   ++p->hops;
   netsim_sim_trace(sim, evl->now, (p->uid << 24) ^ arg);
+  if (l->impair & NETSIM_LINK_BER) {
+    link_corrupt(sim, l, p);
+  }
   if (sim->tap_cb) {
     sim->tap_cb(sim, p, l, sim->tap_user);
   }
-  if (l->loss_thresh && (l->loss_thresh == UINT64_MAX ||
-                         netsim_rng_next(&l->rng) < l->loss_thresh)) {
+  if ((l->impair & NETSIM_LINK_LOSSY) &&
+      (l->loss_thresh == UINT64_MAX ||
+       netsim_rng_next(&l->rng) < l->loss_thresh)) {
     netsim_sim_drop(sim, p, NETSIM_DROP_LOSS, l);
     return;
   }
@@ -222,6 +293,26 @@ int netsim_link_set_loss(netsim_link *l, double p) {
   }
   l->loss = p;
   l->loss_thresh = netsim_rng_threshold(p);
+  l->impair = (l->impair & ~NETSIM_LINK_LOSSY) |
+              (l->loss_thresh ? NETSIM_LINK_LOSSY : 0);
+  return 0;
+}
+
+int netsim_link_set_ber(netsim_link *l, double ber) {
+  if (!(ber >= 0.0 && ber <= 1.0)) {
+    return NETSIM_ERR_INVAL;
+  }
+  l->ber = ber;
+  if (ber == 0.0) {
+    l->impair &= ~NETSIM_LINK_BER;
+    l->ber_scale = 0;
+    l->ber_left = 0;
+    return 0;
+  }
+  /* ber = 1: -1 / ln 0 = 0, every gap is 0 and every bit is hit. */
+  l->ber_scale = -1.0 / log1p(-ber);
+  l->ber_left = ber_gap(l);
+  l->impair |= NETSIM_LINK_BER;
   return 0;
 }
 
@@ -254,6 +345,7 @@ void netsim_link_get_info(const netsim_link *l, netsim_link_info *info) {
   info->queue_bytes = l->q.limit;
   info->ecn_bytes = l->q.ecn;
   info->loss = l->loss;
+  info->ber = l->ber;
   info->up = l->up;
   info->routed = l->routed;
 }
@@ -280,4 +372,6 @@ void netsim_link_get_stats(netsim_link *l, netsim_link_stats *st) {
   st->max_q_bytes = l->q.max_bytes;
   st->q_byte_ps = l->byte_ps;
   st->busy_until = l->busy_until;
+  st->corrupted = l->corrupted;
+  st->bit_errors = l->bit_errors;
 }

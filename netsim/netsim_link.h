@@ -21,8 +21,9 @@ struct netsim_link {
   netsim_node *to;
   /* sim is the owning simulation. */
   netsim_sim *sim;
-  /* loss_thresh is netsim_rng_threshold(loss) (0: no loss). */
-  uint64_t loss_thresh;
+  /* impair holds NETSIM_LINK_LOSSY and NETSIM_LINK_BER: whether an
+     arrival must look at the cold fields below (0 on a clean link). */
+  uint32_t impair;
   /* rx_bytes counts bytes that reached the far end. */
   uint64_t rx_bytes;
 
@@ -62,8 +63,22 @@ struct netsim_link {
   uint64_t base_rate_bps;
   /* loss is the loss probability. */
   double loss;
+  /* loss_thresh is netsim_rng_threshold(loss) (0: no loss). */
+  uint64_t loss_thresh;
   /* rng is the link's random stream (class NETSIM_STREAM_LINK, id). */
   netsim_rng rng;
+  /* ber is the bit-error rate; ber_scale is -1 / ln(1 - ber), which turns
+     an exponential draw into a geometric gap in bits. */
+  double ber;
+  double ber_scale;
+  /* ber_left is how many error-free bits come before the next bit error
+     (the packets' bits as one stream, in the order they arrive). */
+  uint64_t ber_left;
+  /* ber_rng is the bit-error stream (class NETSIM_STREAM_CORRUPT, id). */
+  netsim_rng ber_rng;
+  /* corrupted and bit_errors count packets hit and errors. */
+  uint64_t corrupted;
+  uint64_t bit_errors;
   /* peer is the reverse direction's id. */
   uint32_t peer;
   /* from_node, from_port, to_node, to_port: the endpoints. */
@@ -82,6 +97,10 @@ struct netsim_link {
   /* mem_base is the allocation the aligned link lives in. */
   void *mem_base;
 };
+
+/* Bits of netsim_link.impair. */
+#define NETSIM_LINK_LOSSY 0x1u
+#define NETSIM_LINK_BER 0x2u
 
 /* netsim_link_new allocates a zeroed, 64-byte aligned link with |mem|.
    Returns NULL if out of memory. */

@@ -4,8 +4,11 @@
  * back-to-back packets never drift (departures come from cumulative
  * bytes); a link that went idle starts a new busy period; degraded rates;
  * seeded random loss at the configured probability; a link going down
- * loses what it holds.
+ * loses what it holds; bit errors at the configured rate, in the carried
+ * bytes or marked beyond them, deterministic by seed and apart from loss.
  */
+#include <math.h>
+
 #include "nstest.h"
 
 /* The tap records arrivals at the end of one link. */
@@ -283,6 +286,329 @@ static void test_link_stats(void **state) {
   netsim_sim_del(sim);
 }
 
+/* The bit-error receiver checks every packet's carried bytes against the
+   pattern it was sent with (byte i of packet t is pat(t, i)). */
+typedef struct ber_rec {
+  uint32_t n;
+  uint32_t flipped_pkts, corrupt_pkts, clean_pkts;
+  /* flipped_bits: carried bits that differ; bad_flags: a flag that does
+     not match the bytes (FLIPPED without a changed bit or the reverse). */
+  uint64_t flipped_bits;
+  uint32_t bad_flags;
+  uint32_t cap;
+  uint8_t *flags;   /* per tag */
+  uint64_t *digest; /* per tag: a hash of the received bytes */
+} ber_rec;
+
+static uint8_t pat(uint64_t tag, uint32_t i) {
+  return (uint8_t)netsim_mix64(tag * 131 + i);
+}
+
+static void ber_rx(netsim_sim *sim, netsim_host *host, netsim_pkt *pkt,
+                   void *user) {
+  ber_rec *r = user;
+  const uint8_t *d = netsim_pkt_data(pkt);
+  uint32_t i, bits = 0;
+  uint64_t h = 0;
+
+  (void)host;
+  for (i = 0; d && i < pkt->payload_len; ++i) {
+    bits += (uint32_t)__builtin_popcount((unsigned)(d[i] ^ pat(pkt->tag, i)));
+    h = netsim_mix64(h ^ d[i]);
+  }
+  r->flipped_bits += bits;
+  r->bad_flags += (bits > 0) != ((pkt->flags & NETSIM_PKT_FLIPPED) != 0);
+  r->flipped_pkts += (pkt->flags & NETSIM_PKT_FLIPPED) != 0;
+  r->corrupt_pkts += (pkt->flags & NETSIM_PKT_CORRUPT) != 0;
+  r->clean_pkts += (pkt->flags & NETSIM_PKT_BITERR) == 0;
+  if (pkt->tag < r->cap) {
+    r->flags[pkt->tag] = pkt->flags;
+    r->digest[pkt->tag] = h;
+  }
+  ++r->n;
+  netsim_sim_pkt_free(sim, pkt);
+}
+
+static void ber_rec_init(ber_rec *r, uint32_t cap) {
+  memset(r, 0, sizeof(*r));
+  r->cap = cap;
+  r->flags = calloc(cap, 1);
+  r->digest = calloc(cap, sizeof(*r->digest));
+  assert_non_null(r->flags);
+  assert_non_null(r->digest);
+}
+
+/* ber_rec_reset zeroes the counts (not the per-tag records). */
+static void ber_rec_reset(ber_rec *r) {
+  r->n = r->flipped_pkts = r->corrupt_pkts = r->clean_pkts = 0;
+  r->flipped_bits = 0;
+  r->bad_flags = 0;
+}
+
+static void ber_rec_fini(ber_rec *r) {
+  free(r->flags);
+  free(r->digest);
+}
+
+/* ber_send sends packet |tag| of |size| bytes carrying |carried| pattern
+   bytes (inline up to NETSIM_PKT_INLINE, else in a pool buffer). */
+static void ber_send(netsim_sim *sim, uint32_t size, uint32_t carried,
+                     uint64_t tag) {
+  netsim_pkt *p = ns_pkt(sim, 0, 1, 1000, size);
+  uint8_t *b;
+  uint32_t i;
+
+  p->tag = tag;
+  if (carried) {
+    NS_OK(netsim_pkt_payload(netsim_sim_pool(sim), p, carried, &b));
+    for (i = 0; i < carried; ++i) {
+      b[i] = pat(tag, i);
+    }
+  }
+  NS_OK(netsim_host_send(sim, netsim_sim_host(sim, 0), p));
+}
+
+/* ber_net is ns_line with payload buffers and deep queues. */
+static netsim_sim *ber_net(uint64_t seed) {
+  netsim_settings s;
+  netsim_linkcfg c = cfg(NETSIM_GBPS(100), 0, 1ull << 40);
+  netsim_sim *sim = NULL;
+  netsim_switch *sw;
+
+  netsim_settings_default(&s);
+  s.seed = seed;
+  s.max_pkts = 1024;
+  s.payload_max = 256;
+  s.max_payloads = 1024;
+  NS_OK(netsim_sim_new(&sim, &s, NULL));
+  NS_OK(netsim_sim_add_host(sim, NULL));
+  NS_OK(netsim_sim_add_host(sim, NULL));
+  NS_OK(netsim_sim_add_switch(sim, 2, &sw));
+  NS_OK(netsim_sim_connect(sim, 0, 0, netsim_switch_node(sw), 0, &c, &c, NULL));
+  NS_OK(netsim_sim_connect(sim, 1, 0, netsim_switch_node(sw), 1, &c, &c, NULL));
+  NS_OK(netsim_sim_build_routes(sim));
+  return sim;
+}
+
+/* ber_run sends |n| packets (size, carried) in bursts the pool holds and
+   runs until they have all arrived. */
+static void ber_run(netsim_sim *sim, uint32_t n, uint32_t size,
+                    uint32_t carried, uint64_t tag0) {
+  uint32_t i;
+
+  for (i = 0; i < n; ++i) {
+    ber_send(sim, size, carried, tag0 + i);
+    if (i % 512 == 511 || i == n - 1) {
+      netsim_sim_run_until(sim, netsim_sim_now(sim) + NETSIM_MS);
+    }
+  }
+}
+
+/* |x - mean| within 5 standard deviations |sd| (plus one for rounding). */
+static int within(double x, double mean, double sd) {
+  return fabs(x - mean) <= 5 * sd + 1;
+}
+
+/* ber_rate_leg sends |n| packets of |size| bytes, payload by length only,
+   over link 0 at |ber| and checks the counts against the binomials. */
+static void ber_rate_leg(uint64_t seed, double ber, uint32_t n, uint32_t size) {
+  netsim_sim *sim = ber_net(seed);
+  netsim_link *l0 = netsim_sim_link(sim, 0);
+  const double bits = 8.0 * size, p = 1 - pow(1 - ber, bits);
+  netsim_link_stats ls, ls3;
+  netsim_link_info info;
+  netsim_sim_stats st;
+  ber_rec r;
+
+  ber_rec_init(&r, n);
+  netsim_host_set_rx(netsim_sim_host(sim, 1), ber_rx, &r);
+  NS_OK(netsim_link_set_ber(l0, ber));
+  netsim_link_get_info(l0, &info);
+  assert_true(info.ber == ber);
+  ber_run(sim, n, size, 0, 0);
+  netsim_link_get_stats(l0, &ls);
+  netsim_link_get_stats(netsim_sim_link(sim, 3), &ls3);
+  netsim_sim_get_stats(sim, &st);
+  /* Corrupted packets are delivered, marked, and counted on their link;
+     with no carried bytes every error falls beyond them. */
+  tu_assert(r.n == n);
+  tu_assert(r.corrupt_pkts == ls.corrupted);
+  tu_assert(r.flipped_pkts == 0 && r.clean_pkts + r.corrupt_pkts == n);
+  tu_assert(st.corrupted == ls.corrupted && ls3.corrupted == 0);
+  tu_assert(ls.drops[NETSIM_DROP_LOSS] == 0);
+  /* Each packet is hit with p = 1 - (1 - ber)^(8 size), independently: a
+     binomial(n, p); the errors are a binomial(8 size n, ber). */
+  tu_assert(within((double)ls.corrupted, n * p, sqrt(n * p * (1 - p))));
+  tu_assert(ls.bit_errors >= ls.corrupted);
+  tu_assert(within((double)ls.bit_errors, n * bits * ber,
+                   sqrt(n * bits * ber * (1 - ber))));
+  ber_rec_fini(&r);
+  netsim_sim_del(sim);
+}
+
+static void test_link_ber_rate(void **state) {
+  uint64_t seed = tu_seed("test_link_ber_rate");
+
+  (void)state;
+  /* About one error per packet (p = 0.55): tight bounds (3-4%). */
+  ber_rate_leg(seed, 1e-4, 20000, 1000);
+  /* A low rate on jumbo frames (p = 0.07). */
+  ber_rate_leg(seed ^ 1, 1e-6, 20000, 9000);
+}
+
+static void test_link_ber_flips(void **state) {
+  enum { N = 6000 };
+  uint64_t seed = tu_seed("test_link_ber_flips");
+  netsim_sim *sim = ber_net(seed);
+  netsim_link *l0 = netsim_sim_link(sim, 0);
+  netsim_link_stats a, b;
+  double q;
+  ber_rec r;
+
+  (void)state;
+  ber_rec_init(&r, 3 * N);
+  netsim_host_set_rx(netsim_sim_host(sim, 1), ber_rx, &r);
+  /* All carried (inline): every error flips a bit the receiver sees, and
+     the flipped bits are exactly the link's errors. */
+  NS_OK(netsim_link_set_ber(l0, 1e-3));
+  ber_run(sim, N, 80, 80, 0);
+  netsim_link_get_stats(l0, &a);
+  tu_assert(r.n == N && r.bad_flags == 0 && r.corrupt_pkts == 0);
+  tu_assert(r.flipped_pkts == a.corrupted && r.flipped_bits == a.bit_errors);
+  q = 1 - pow(1 - 1e-3, 640);
+  tu_assert(within((double)a.corrupted, N * q, sqrt(N * q * (1 - q))));
+  /* 200 bytes carried in a pool buffer of a 1000-byte packet: a fifth of
+     the errors flip carried bits, the rest mark the packet. */
+  ber_rec_reset(&r);
+  ber_run(sim, N, 1000, 200, N);
+  netsim_link_get_stats(l0, &b);
+  tu_assert(r.n == N && r.bad_flags == 0);
+  {
+    double errs = (double)(b.bit_errors - a.bit_errors);
+    tu_assert(
+        within((double)r.flipped_bits, errs * 0.2, sqrt(errs * 0.2 * 0.8)));
+    tu_assert(r.corrupt_pkts > 0 && r.flipped_pkts > 0);
+    tu_assert(r.n - r.clean_pkts == b.corrupted - a.corrupted);
+  }
+  /* A packet whose size is below its carried length (a model header
+     larger than the wire's): only the first |size| bytes take errors. */
+  ber_rec_reset(&r);
+  NS_OK(netsim_link_set_ber(l0, 1.0));
+  ber_run(sim, 8, 10, 40, 2 * N);
+  tu_assert(r.n == 8 && r.flipped_bits == 8 * 80 && r.corrupt_pkts == 0);
+  ber_rec_fini(&r);
+  netsim_sim_del(sim);
+}
+
+static void test_link_ber_limits(void **state) {
+  netsim_sim *sim = ber_net(7);
+  netsim_link *l0 = netsim_sim_link(sim, 0);
+  netsim_link_stats ls;
+  netsim_link_info info;
+  netsim_pkt *p;
+  uint32_t i;
+  ber_rec r;
+
+  (void)state;
+  ber_rec_init(&r, 4096);
+  netsim_host_set_rx(netsim_sim_host(sim, 1), ber_rx, &r);
+  assert_int_equal(netsim_link_set_ber(l0, -1e-9), NETSIM_ERR_INVAL);
+  assert_int_equal(netsim_link_set_ber(l0, 1.5), NETSIM_ERR_INVAL);
+  assert_int_equal(netsim_link_set_ber(l0, NAN), NETSIM_ERR_INVAL);
+  /* BER 0 (never set, then set back to 0) never corrupts anything. */
+  ber_run(sim, 1000, 9000, 64, 0);
+  NS_OK(netsim_link_set_ber(l0, 0.5));
+  NS_OK(netsim_link_set_ber(l0, 0.0));
+  ber_run(sim, 1000, 9000, 64, 1000);
+  netsim_link_get_stats(l0, &ls);
+  tu_assert(r.n == 2000 && r.clean_pkts == 2000 && ls.corrupted == 0);
+  tu_assert(ls.bit_errors == 0 && r.flipped_bits == 0);
+  /* BER 1: every bit of every packet. */
+  NS_OK(netsim_link_set_ber(l0, 1.0));
+  ber_run(sim, 10, 100, 50, 2000);
+  netsim_link_get_stats(l0, &ls);
+  tu_assert(ls.corrupted == 10 && ls.bit_errors == 10 * 800);
+  tu_assert(r.flipped_bits == 10 * 400 && r.corrupt_pkts == 10);
+  /* A sender's stale error flags are cleared when it sends. */
+  NS_OK(netsim_link_set_ber(l0, 0.0));
+  p = ns_pkt(sim, 0, 1, 1000, 100);
+  p->tag = 3000;
+  p->flags = NETSIM_PKT_ECT | NETSIM_PKT_BITERR;
+  NS_OK(netsim_host_send(sim, netsim_sim_host(sim, 0), p));
+  netsim_sim_run_until(sim, netsim_sim_now(sim) + NETSIM_MS);
+  assert_int_equal(r.flags[3000], NETSIM_PKT_ECT);
+  /* The fault calls: a cable's both directions, or every link. */
+  NS_OK(netsim_fault_ber(sim, 2, 1e-6));
+  netsim_link_get_info(netsim_sim_link(sim, 3), &info);
+  assert_true(info.ber == 1e-6);
+  assert_int_equal(netsim_fault_ber(sim, 99, 1e-6), NETSIM_ERR_NOENT);
+  assert_int_equal(netsim_fault_ber(sim, 2, 2.0), NETSIM_ERR_INVAL);
+  assert_int_equal(netsim_fault_ber_all(sim, -1, 0), NETSIM_ERR_INVAL);
+  NS_OK(netsim_fault_ber_all(sim, 1e-7, 1)); /* no switch-to-switch links */
+  netsim_link_get_info(l0, &info);
+  assert_true(info.ber == 0.0);
+  NS_OK(netsim_fault_ber_all(sim, 1e-7, 0));
+  for (i = 0; i < 4; ++i) {
+    netsim_link_get_info(netsim_sim_link(sim, i), &info);
+    assert_true(info.ber == 1e-7);
+  }
+  ber_rec_fini(&r);
+  netsim_sim_del(sim);
+}
+
+/* ber_trial runs |n| packets over a link with loss and (if |ber|) bit
+   errors, recording which were lost and how the others arrived. */
+static void ber_trial(uint64_t seed, double ber, uint32_t n, ber_rec *r,
+                      uint64_t *trace) {
+  netsim_sim *sim = ber_net(seed);
+  netsim_link *l0 = netsim_sim_link(sim, 0);
+  uint32_t i;
+
+  ber_rec_init(r, n);
+  for (i = 0; i < n; ++i) {
+    r->flags[i] = 0xFF; /* lost until it arrives */
+  }
+  netsim_host_set_rx(netsim_sim_host(sim, 1), ber_rx, r);
+  NS_OK(netsim_link_set_loss(l0, 0.05));
+  NS_OK(netsim_link_set_ber(l0, ber));
+  ber_run(sim, n, 1500, 64, 0);
+  *trace = netsim_sim_trace_hash(sim);
+  netsim_sim_del(sim);
+}
+
+static void test_link_ber_determinism(void **state) {
+  enum { N = 4000 };
+  uint64_t seed = tu_seed("test_link_ber_determinism");
+  ber_rec a, b, c, d;
+  uint64_t ta, tb, tc, td;
+  uint32_t i, diff = 0, hit = 0;
+
+  (void)state;
+  ber_trial(seed, 2e-5, N, &a, &ta);
+  ber_trial(seed, 2e-5, N, &b, &tb);
+  ber_trial(seed + 1, 2e-5, N, &c, &tc);
+  ber_trial(seed, 0.0, N, &d, &td);
+  /* The same seed: the same packets hit, in the same bits. */
+  assert_int_equal(ta, tb);
+  assert_memory_equal(a.flags, b.flags, N);
+  assert_memory_equal(a.digest, b.digest, N * sizeof(uint64_t));
+  /* Another seed: other packets. */
+  assert_true(ta != tc);
+  for (i = 0; i < N; ++i) {
+    diff += a.flags[i] != c.flags[i];
+    hit += a.flags[i] != 0xFF && (a.flags[i] & NETSIM_PKT_BITERR);
+    /* Bit errors draw from their own stream: the same packets are lost
+       with and without them. */
+    assert_int_equal(a.flags[i] == 0xFF, d.flags[i] == 0xFF);
+  }
+  tu_assert(hit > 0 && diff > 0);
+  assert_true(ta != td);
+  ber_rec_fini(&a);
+  ber_rec_fini(&b);
+  ber_rec_fini(&c);
+  ber_rec_fini(&d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_link_exact_timing),
@@ -291,6 +617,10 @@ int main(void) {
       cmocka_unit_test(test_link_random_loss),
       cmocka_unit_test(test_link_down_loses_everything),
       cmocka_unit_test(test_link_stats),
+      cmocka_unit_test(test_link_ber_rate),
+      cmocka_unit_test(test_link_ber_flips),
+      cmocka_unit_test(test_link_ber_limits),
+      cmocka_unit_test(test_link_ber_determinism),
   };
   return cmocka_run_group_tests_name("netsim_link", tests, NULL, NULL);
 }

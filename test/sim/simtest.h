@@ -154,4 +154,53 @@ static inline void st_filter_install(netsim_sim *sim, uint32_t idx,
   netsim_host_set_rx(h, st_filter_cb, f);
 }
 
+/* The marker: in front of a host, give the packets |pick| chooses what a
+   link with bit errors gives them (docs/netsim.md, "Bit errors"): with
+   |flip_bit| >= 0, that bit of the carried bytes flipped and
+   NETSIM_PKT_FLIPPED; with -1, NETSIM_PKT_CORRUPT (an error in bytes the
+   packet does not carry).  The packet goes on to the transport. */
+typedef struct st_marker {
+  netsim_host_rx_cb inner;
+  void *inner_user;
+  st_drop_fn pick;
+  void *arg;
+  int flip_bit;
+  uint64_t n;
+  uint64_t marked;
+} st_marker;
+
+static inline void st_marker_cb(netsim_sim *sim, netsim_host *host,
+                                netsim_pkt *pkt, void *user) {
+  st_marker *k = user;
+
+  if (k->pick(k->arg, pkt, k->n++)) {
+    uint8_t *d = (uint8_t *)(uintptr_t)netsim_pkt_data(pkt);
+    ++k->marked;
+    if (k->flip_bit >= 0 && d != NULL &&
+        (uint32_t)k->flip_bit < pkt->payload_len * 8) {
+      d[k->flip_bit >> 3] ^= (uint8_t)(0x80u >> (k->flip_bit & 7));
+      pkt->flags |= NETSIM_PKT_FLIPPED;
+    } else {
+      pkt->flags |= NETSIM_PKT_CORRUPT;
+    }
+  }
+  k->inner(sim, host, pkt, k->inner_user);
+}
+
+/* st_marker_install puts |k| in front of host |idx| (after the transport
+   attached). */
+static inline void st_marker_install(netsim_sim *sim, uint32_t idx,
+                                     st_marker *k, st_drop_fn pick, void *arg,
+                                     int flip_bit) {
+  netsim_host *h = netsim_sim_host(sim, idx);
+
+  memset(k, 0, sizeof(*k));
+  k->inner = h->rx_cb;
+  k->inner_user = h->rx_user;
+  k->pick = pick;
+  k->arg = arg;
+  k->flip_bit = flip_bit;
+  netsim_host_set_rx(h, st_marker_cb, k);
+}
+
 #endif /* SIMTEST_H */

@@ -2,7 +2,7 @@
  * test_scn.c: scenario files (transports/sim/sim_scn.c): values with
  * units, a whole scenario compiled, errors that name file, line, key and
  * what was expected, --set overriding the file, built-in and defined
- * transports, sweep points.
+ * transports, sweep points, bit-error rates.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +70,21 @@ static void test_scn_values(void **state) {
   assert_int_equal(sim_parse_prob("1%", &p, &why), 0);
   assert_true(p == 0.01);
   assert_int_equal(sim_parse_prob("2", &p, &why), -1);
+  assert_int_equal(sim_parse_ber("1e-6", &p, &why), 0);
+  assert_true(p == 1e-6);
+  assert_int_equal(sim_parse_ber("0.0001", &p, &why), 0);
+  assert_true(p == 1e-4);
+  assert_int_equal(sim_parse_ber("0", &p, &why), 0);
+  assert_true(p == 0);
+  assert_int_equal(sim_parse_ber("1", &p, &why), 0);
+  assert_int_equal(sim_parse_ber("1.5", &p, &why), -1);
+  assert_int_equal(sim_parse_ber("-1e-6", &p, &why), -1);
+  assert_int_equal(sim_parse_ber("1e-6%", &p, &why), -1);
+  assert_int_equal(sim_parse_ber("1e-999", &p, &why), -1); /* underflows */
+  assert_int_equal(sim_parse_ber("nan", &p, &why), -1);
+  assert_int_equal(sim_parse_ber("", &p, &why), -1);
+  assert_string_equal(why, "a bit-error rate from 0 to 1, errors per bit, e.g. "
+                           "1e-6");
   assert_int_equal(sim_parse_uint("42", 100, &v, &why), 0);
   assert_int_equal(sim_parse_uint("420", 100, &v, &why), -1);
   assert_int_equal(sim_parse_uint("4x", 100, &v, &why), -1);
@@ -200,6 +215,90 @@ static void test_scn_errors(void **state) {
                          "t.ini:2: syntax error"));
 }
 
+static void test_scn_ber(void **state) {
+  scn_raw r;
+  sim_scn *s = malloc(sizeof(*s));
+  char err[512];
+
+  (void)state;
+  /* No key: no bit errors. */
+  assert_int_equal(load(&r, "[topology]\ntype = dumbbell\n", err, 512), 0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_true(s->ber == 0);
+  assert_int_equal(s->ber_scope, SCN_LOSS_ALL);
+  assert_int_equal(sim_scn_has_ber(s), 0);
+  sim_scn_fini(s);
+  sim_scn_raw_fini(&r);
+  /* Every link, the fabric's, or chosen cables. */
+  assert_int_equal(load(&r,
+                        "[topology]\ntype = dumbbell\npaths = 4\n"
+                        "[faults]\nber = 1e-7\nber_scope = fabric\n"
+                        "link_ber = path1:1e-5, host0 : 2e-6\n"
+                        "link_loss = path2:1%\n",
+                        err, sizeof(err)),
+                   0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_true(s->ber == 1e-7);
+  assert_int_equal(s->ber_scope, SCN_LOSS_FABRIC);
+  assert_int_equal(s->loss_scope, SCN_LOSS_FABRIC);
+  assert_int_equal(s->n_faults, 3);
+  assert_int_equal(s->faults[0].op, SCN_FAULT_BER);
+  assert_int_equal(s->faults[0].link.kind, 1);
+  assert_int_equal(s->faults[0].link.a, 1);
+  assert_true(s->faults[0].p == 1e-5);
+  assert_int_equal(s->faults[1].op, SCN_FAULT_BER);
+  assert_int_equal(s->faults[1].link.kind, 0);
+  assert_true(s->faults[1].p == 2e-6);
+  assert_int_equal(s->faults[2].op, SCN_FAULT_LOSS);
+  assert_int_equal(sim_scn_has_ber(s), 1);
+  sim_scn_fini(s);
+  /* Only chosen cables (a --set turns the global rate off). */
+  assert_int_equal(sim_scn_set(&r, "faults.ber=0", "--set", 0, err, 512), 0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_true(s->ber == 0);
+  assert_int_equal(sim_scn_has_ber(s), 1);
+  sim_scn_fini(s);
+  sim_scn_raw_fini(&r);
+  /* link_ber entries of 0 put no bit errors anywhere. */
+  assert_int_equal(load(&r, "[faults]\nlink_ber = host0:0\n", err, 512), 0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_int_equal(sim_scn_has_ber(s), 0);
+  sim_scn_fini(s);
+  sim_scn_raw_fini(&r);
+  /* Errors name the file, the line, the key and what was expected. */
+  assert_string_equal(compile_err("[faults]\nber = 1e-3%\n"),
+                      "t.ini:2: [faults] ber = 1e-3%: expected a bit-error "
+                      "rate from 0 to 1, errors per bit, e.g. 1e-6");
+  assert_string_equal(compile_err("[faults]\nber = 2\n"),
+                      "t.ini:2: [faults] ber = 2: expected a bit-error "
+                      "rate from 0 to 1, errors per bit, e.g. 1e-6");
+  assert_string_equal(compile_err("[faults]\n\nber = -1e-9\n"),
+                      "t.ini:3: [faults] ber = -1e-9: expected a bit-error "
+                      "rate from 0 to 1, errors per bit, e.g. 1e-6");
+  assert_string_equal(compile_err("[faults]\nber_scope = some\n"),
+                      "t.ini:2: [faults] ber_scope = some: expected fabric "
+                      "(switch-to-switch links) or all");
+  assert_string_equal(compile_err("[faults]\nlink_ber = host0\n"),
+                      "t.ini:2: [faults] link_ber = host0: item 1 "
+                      "('host0'): expected LINK:BER");
+  assert_string_equal(compile_err("[faults]\nlink_ber = host0:1e-6, "
+                                  "host1:lots\n"),
+                      "t.ini:2: [faults] link_ber = host0:1e-6, host1:lots: "
+                      "item 2: expected a bit-error rate from 0 to 1, errors "
+                      "per bit, e.g. 1e-6 after ':'");
+  assert_non_null(strstr(compile_err("[faults]\nlink_ber = rack1:1e-6\n"),
+                         "item 1 ('rack1'): expected a link name"));
+  assert_non_null(strstr(compile_err("[topology]\ntype = dumbbell\npaths = "
+                                     "2\n[faults]\nlink_ber = path5:1e-6\n"),
+                         "t.ini:5: [faults] link_ber = path5:1e-6: link "
+                         "'path5': path index beyond"));
+  assert_non_null(strstr(compile_err("[faults]\nbit_error_rate = 1e-6\n"),
+                         "unknown key 'bit_error_rate' in [faults]; expected "
+                         "one of: down, up, degrade, link_loss, loss, "
+                         "loss_scope, link_ber, ber, ber_scope"));
+  free(s);
+}
+
 static void test_scn_sweep(void **state) {
   scn_raw r, p;
   sim_scn *s = malloc(sizeof(*s)), *q = malloc(sizeof(*q));
@@ -242,8 +341,8 @@ static void test_scn_sweep(void **state) {
 static void test_scn_files(void **state) {
   /* Every shipped scenario compiles. */
   static const char *const names[] = {
-      "ecmp-collision", "single-flow", "random-loss",  "link-failure",
-      "incast",         "shuffle",     "hol-blocking", "asymmetric"};
+      "ecmp-collision", "single-flow",  "random-loss", "link-failure", "incast",
+      "shuffle",        "hol-blocking", "asymmetric",  "corruption"};
   size_t i;
 
   (void)state;
@@ -267,8 +366,8 @@ static void test_scn_files(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scn_values), cmocka_unit_test(test_scn_compile),
-      cmocka_unit_test(test_scn_errors), cmocka_unit_test(test_scn_sweep),
-      cmocka_unit_test(test_scn_files),
+      cmocka_unit_test(test_scn_errors), cmocka_unit_test(test_scn_ber),
+      cmocka_unit_test(test_scn_sweep),  cmocka_unit_test(test_scn_files),
   };
   return cmocka_run_group_tests_name("sim_scn", tests, NULL, NULL);
 }

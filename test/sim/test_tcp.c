@@ -2,7 +2,8 @@
  * test_tcp.c: the TCP model (transports/sim/sim_tcp.c) between two hosts
  * over netsim, with exact drops: bulk goodput, SACK fast retransmit, the
  * tail-loss RTO and its tunable floor, head-of-line blocking, the SYN's
- * initial RTO, delayed ACKs, DCTCP under ECN marking.
+ * initial RTO, delayed ACKs, DCTCP under ECN marking, corrupted packets
+ * dropped by the checksum and repaired as losses.
  */
 #include "simtest.h"
 #include "sim_tcp.h"
@@ -202,6 +203,54 @@ static void test_tcp_syn_lost(void **state) {
   run_fini(&r);
 }
 
+/* A corrupted segment (in the payload, or in the header) fails the
+   checksum: dropped, counted, and repaired exactly as the lost segment of
+   test_tcp_fast_retransmit; a corrupted SYN costs the initial RTO. */
+static void test_tcp_corrupt(void **state) {
+  static const int flips[2] = {-1, 3};
+  sim_tcp_cfg c;
+  simx_counters k;
+  st_marker mk;
+  uint32_t i;
+  run r;
+
+  (void)state;
+  for (i = 0; i < 2; ++i) {
+    nth d = {{20}, 1, 0};
+    sim_tcp_cfg_default(&c);
+    run_init(&r, &c, NETSIM_GBPS(100));
+    st_marker_install(r.sim, 1, &mk, drop_nth_data, &d, flips[i]);
+    st_msg(&r.m[0], 0, 1u << 20, 0);
+    ST_OK(simx_post(r.x, &r.m[0]));
+    netsim_sim_run_until(r.sim, 1 * NETSIM_S);
+    simx_counters_get(r.x, &k);
+    assert_int_equal(mk.marked, 1);
+    assert_int_equal(k.corrupt_rx, 1);
+    assert_int_equal(k.corrupt_in_hdr, flips[i] >= 0);
+    assert_int_equal(k.corrupt_dropped, 1);
+    assert_int_equal(k.corrupt_other + k.corrupt_accepted, 0);
+    assert_int_equal(r.app.readable, 1);
+    assert_int_equal(r.app.progress_bytes, 1u << 20);
+    assert_int_equal(k.retransmits, 1);
+    assert_int_equal(k.fast_recoveries, 1);
+    assert_int_equal(k.timeouts, 0);
+    assert_true(r.m[0].t_read < 300 * NETSIM_US);
+    run_fini(&r);
+  }
+  sim_tcp_cfg_default(&c);
+  run_init(&r, &c, NETSIM_GBPS(100));
+  st_marker_install(r.sim, 1, &mk, drop_first, NULL, -1);
+  st_msg(&r.m[0], 0, 1000, 0);
+  ST_OK(simx_post(r.x, &r.m[0]));
+  netsim_sim_run_until(r.sim, 3 * NETSIM_S);
+  simx_counters_get(r.x, &k);
+  assert_int_equal(k.corrupt_dropped, 1);
+  assert_int_equal(r.app.readable, 1);
+  assert_int_equal(k.timeouts, 1);
+  assert_true(r.m[0].t_read >= 1 * NETSIM_S);
+  run_fini(&r);
+}
+
 static void test_tcp_delayed_ack(void **state) {
   sim_tcp_cfg c;
   run r;
@@ -308,6 +357,7 @@ int main(void) {
       cmocka_unit_test(test_tcp_tail_loss_rto),
       cmocka_unit_test(test_tcp_hol_blocking),
       cmocka_unit_test(test_tcp_syn_lost),
+      cmocka_unit_test(test_tcp_corrupt),
       cmocka_unit_test(test_tcp_delayed_ack),
       cmocka_unit_test(test_tcp_dctcp),
       cmocka_unit_test(test_tcp_flowkey),

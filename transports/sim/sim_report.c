@@ -31,6 +31,19 @@ static void fmt_size(uint64_t b, char *buf, size_t len) {
   }
 }
 
+/* faults_besides_ber says whether |s| has a fault other than a bit-error
+   rate (the header notes the reconvergence delay for those). */
+static int faults_besides_ber(const sim_scn *s) {
+  uint32_t i;
+
+  for (i = 0; i < s->n_faults; ++i) {
+    if (s->faults[i].op != SCN_FAULT_BER) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 void sim_report_header(FILE *f, const sim_scn *s) {
   char a[32], b[32], c[32], d[32];
   uint32_t i;
@@ -88,16 +101,20 @@ void sim_report_header(FILE *f, const sim_scn *s) {
     fprintf(f, ", load %g, up to %u flows", s->load, s->flows);
   }
   fprintf(f, "\n  faults     ");
-  if (s->n_faults == 0 && s->loss == 0) {
+  if (s->n_faults == 0 && s->loss == 0 && s->ber == 0) {
     fprintf(f, "none");
   }
   if (s->loss > 0) {
     fprintf(f, "loss %g%% on %s links", s->loss * 100,
             s->loss_scope == SCN_LOSS_FABRIC ? "fabric" : "all");
   }
+  if (s->ber > 0) {
+    fprintf(f, "%sbit-error rate %g on %s links", s->loss > 0 ? "; " : "",
+            s->ber, s->ber_scope == SCN_LOSS_FABRIC ? "fabric" : "all");
+  }
   for (i = 0; i < s->n_faults; ++i) {
     const scn_fault *x = &s->faults[i];
-    fprintf(f, "%s", (i || s->loss > 0) ? "; " : "");
+    fprintf(f, "%s", (i || s->loss > 0 || s->ber > 0) ? "; " : "");
     sim_fmt_time(x->at_ps, c, sizeof(c));
     switch (x->op) {
     case SCN_FAULT_DOWN:
@@ -110,12 +127,15 @@ void sim_report_header(FILE *f, const sim_scn *s) {
       fprintf(f, "%s at %g Gb/s from %s", x->link.text,
               (double)x->rate_bps / 1e9, c);
       break;
+    case SCN_FAULT_BER:
+      fprintf(f, "bit-error rate %g on %s", x->p, x->link.text);
+      break;
     default:
       fprintf(f, "loss %g%% on %s", x->p * 100, x->link.text);
       break;
     }
   }
-  if (s->n_faults) {
+  if (faults_besides_ber(s)) {
     sim_fmt_time(s->reconverge, d, sizeof(d));
     fprintf(f, " (routing reconverges after %s)", d);
   }
@@ -141,6 +161,33 @@ static void cell_d(FILE *f, double v, int prec) {
 
 static void cell_s(FILE *f, const char *s) {
   fprintf(f, " %13.13s", s);
+}
+
+static void cell_u64(FILE *f, uint64_t v) {
+  char b[32];
+  snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+  cell_s(f, b);
+}
+
+static void cell_pair(FILE *f, uint64_t a, uint64_t b) {
+  char s[48];
+  snprintf(s, sizeof(s), "%llu / %llu", (unsigned long long)a,
+           (unsigned long long)b);
+  cell_s(f, s);
+}
+
+/* any_ber says whether any of the |n| results ran with bit errors: the
+   corruption rows, keys and file appear only then, so that the outputs
+   of a scenario without bit errors are what they always were. */
+static int any_ber(const sim_result *res, uint32_t n) {
+  uint32_t i;
+
+  for (i = 0; i < n; ++i) {
+    if (res[i].ber_on) {
+      return 1;
+    }
+  }
+  return 0;
 }
 
 static void cell_us(FILE *f, double us) {
@@ -290,6 +337,33 @@ void sim_report_table(FILE *f, const sim_result *res, uint32_t n) {
     cell_s(f, b);
   }
   fprintf(f, "\n");
+  if (any_ber(res, n)) {
+    row_label(f, "corrupted on links");
+    for (i = 0; i < n; ++i) {
+      cell_u64(f, res[i].corrupted);
+    }
+    fprintf(f, "\n");
+    row_label(f, "  at receiver / in header");
+    for (i = 0; i < n; ++i) {
+      cell_pair(f, res[i].cnt.corrupt_rx, res[i].cnt.corrupt_in_hdr);
+    }
+    fprintf(f, "\n");
+    row_label(f, "  detected, dropped");
+    for (i = 0; i < n; ++i) {
+      cell_u64(f, res[i].cnt.corrupt_dropped);
+    }
+    fprintf(f, "\n");
+    row_label(f, "  other drop / accepted");
+    for (i = 0; i < n; ++i) {
+      cell_pair(f, res[i].cnt.corrupt_other, res[i].cnt.corrupt_accepted);
+    }
+    fprintf(f, "\n");
+    row_label(f, "unmatched deliveries");
+    for (i = 0; i < n; ++i) {
+      cell_u64(f, res[i].cnt.recv_errors);
+    }
+    fprintf(f, "\n");
+  }
   row_label(f, "deepest queue (KB)");
   for (i = 0; i < n; ++i) {
     cell_d(f, (double)res[i].max_queue_bytes / 1000.0, 1);
@@ -364,6 +438,7 @@ static void json_pcts(FILE *f, const char *key, const double *v) {
 void sim_report_json(FILE *f, const sim_scn *s, const sim_result *res,
                      uint32_t n) {
   uint32_t i, p;
+  int ber = any_ber(res, n);
 
   fprintf(f, "{\"scenario\": ");
   json_str(f, s->name);
@@ -448,9 +523,25 @@ void sim_report_json(FILE *f, const sim_scn *s, const sim_result *res,
     json_num(f, (double)r->end / 1e6);
     fprintf(f,
             ", \"completed\": %s, \"events\": %llu, \"packet_hops\": %llu"
-            ", \"trace_hash\": \"%016llx\"}",
+            ", \"trace_hash\": \"%016llx\"",
             r->stopped_early ? "true" : "false", (unsigned long long)r->events,
             (unsigned long long)r->hops, (unsigned long long)r->trace_hash);
+    if (ber) {
+      fprintf(f,
+              ", \"corruption\": {\"corrupted\": %llu, \"bit_errors\": %llu"
+              ", \"received\": %llu, \"in_header\": %llu"
+              ", \"detected\": %llu, \"other_drops\": %llu"
+              ", \"accepted\": %llu, \"unmatched_deliveries\": %llu}",
+              (unsigned long long)r->corrupted,
+              (unsigned long long)r->bit_errors,
+              (unsigned long long)r->cnt.corrupt_rx,
+              (unsigned long long)r->cnt.corrupt_in_hdr,
+              (unsigned long long)r->cnt.corrupt_dropped,
+              (unsigned long long)r->cnt.corrupt_other,
+              (unsigned long long)r->cnt.corrupt_accepted,
+              (unsigned long long)r->cnt.recv_errors);
+    }
+    fprintf(f, "}");
   }
   fprintf(f, "\n]}\n");
 }
@@ -580,6 +671,31 @@ int sim_report_csv(const char *dir, const sim_result *res, uint32_t n,
   }
   if (fclose(f) != 0) {
     snprintf(err, errlen, "%s/paths.csv: write failed", dir);
+    return -1;
+  }
+  if (!any_ber(res, n)) {
+    return 0;
+  }
+  if ((f = open_out(dir, "corruption.csv", err, errlen)) == NULL) {
+    return -1;
+  }
+  fprintf(f, "point,transport,corrupted,bit_errors,received,in_header,"
+             "detected,other_drops,accepted,unmatched_deliveries\n");
+  for (i = 0; i < n; ++i) {
+    const simx_counters *c = &res[i].cnt;
+    fprintf(f, "%u,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+            res[i].point_idx, res[i].transport,
+            (unsigned long long)res[i].corrupted,
+            (unsigned long long)res[i].bit_errors,
+            (unsigned long long)c->corrupt_rx,
+            (unsigned long long)c->corrupt_in_hdr,
+            (unsigned long long)c->corrupt_dropped,
+            (unsigned long long)c->corrupt_other,
+            (unsigned long long)c->corrupt_accepted,
+            (unsigned long long)c->recv_errors);
+  }
+  if (fclose(f) != 0) {
+    snprintf(err, errlen, "%s/corruption.csv: write failed", dir);
     return -1;
   }
   return 0;

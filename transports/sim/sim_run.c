@@ -727,6 +727,12 @@ static int apply_faults(rctx *r) {
       return rfail(r, "loss: %s", netsim_strerror(rv));
     }
   }
+  if (s->ber > 0) {
+    rv = netsim_fault_ber_all(r->sim, s->ber, s->ber_scope == SCN_LOSS_FABRIC);
+    if (rv != 0) {
+      return rfail(r, "ber: %s", netsim_strerror(rv));
+    }
+  }
   for (i = 0; i < s->n_faults; ++i) {
     const scn_fault *f = &s->faults[i];
     if (resolve(r, &f->link, ids, 256, &n) != 0) {
@@ -745,6 +751,9 @@ static int apply_faults(rctx *r) {
         break;
       case SCN_FAULT_DEGRADE:
         rv = netsim_fault_degrade(r->sim, ids[j], f->rate_bps, f->at_ps);
+        break;
+      case SCN_FAULT_BER:
+        rv = netsim_fault_ber(r->sim, ids[j], f->p);
         break;
       default:
         rv = netsim_fault_loss(r->sim, ids[j], f->p);
@@ -988,7 +997,9 @@ static void measure(rctx *r, netsim_sampler *smp, const uint32_t *ids,
   res->n_msgs = r->n_posted;
   res->n_msgs_done = r->n_lat;
   /* Message latency. */
-  qsort(r->lat, r->n_lat, sizeof(*r->lat), cmp_u64);
+  if (r->n_lat > 0) { /* qsort of NULL, even of nothing, is undefined */
+    qsort(r->lat, r->n_lat, sizeof(*r->lat), cmp_u64);
+  }
   res->lat_us[0] = pct_u64(r->lat, r->n_lat, 0.5) / 1e6;
   res->lat_us[1] = pct_u64(r->lat, r->n_lat, 0.99) / 1e6;
   res->lat_us[2] = pct_u64(r->lat, r->n_lat, 0.999) / 1e6;
@@ -1082,6 +1093,13 @@ static void measure(rctx *r, netsim_sampler *smp, const uint32_t *ids,
     res->drops += st.drops[i];
   }
   res->ecn_marks = st.ecn_marked;
+  res->ber_on = sim_scn_has_ber(s);
+  res->corrupted = st.corrupted;
+  for (i = 0; res->ber_on && i < netsim_sim_n_links(r->sim); ++i) {
+    netsim_link_stats ls;
+    netsim_link_get_stats(netsim_sim_link(r->sim, i), &ls);
+    res->bit_errors += ls.bit_errors;
+  }
   res->events = st.events;
   res->hops = st.hops;
   res->trace_hash = netsim_sim_trace_hash(r->sim);

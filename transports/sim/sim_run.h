@@ -72,6 +72,12 @@ typedef struct sim_result {
   uint64_t drops_by[NETSIM_DROP_REASONS];
   uint64_t drops;
   uint64_t ecn_marks;
+  /* Bit errors: ber_on says the run put bit errors on some link
+     (sim_scn_has_ber); corrupted counts the packets links corrupted (once
+     per link that hit one), bit_errors the errors. */
+  int ber_on;
+  uint64_t corrupted;
+  uint64_t bit_errors;
   simx_counters cnt;
   /* Head-of-line blocking: time messages sat arrived but unreadable. */
   double hol_total_us;

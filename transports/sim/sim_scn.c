@@ -458,6 +458,18 @@ int sim_parse_prob(const char *v, double *out, const char **why) {
   return 0;
 }
 
+int sim_parse_ber(const char *v, double *out, const char **why) {
+  double x;
+  const char *r;
+
+  *why = "a bit-error rate from 0 to 1, errors per bit, e.g. 1e-6";
+  if (parse_num(v, &x, &r) != 0 || *r != '\0' || x > 1) {
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
 static int parse_bool(const char *v, int *out, const char **why) {
   *why = "a boolean (0/1, yes/no, on/off, true/false)";
   if (!strcasecmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") ||
@@ -608,6 +620,15 @@ static int get_prob(cc *c, double *out) {
   const char *why;
 
   if (sim_parse_prob(V, out, &why) != 0) {
+    return expect(c, why);
+  }
+  return 0;
+}
+
+static int get_ber(cc *c, double *out) {
+  const char *why;
+
+  if (sim_parse_ber(V, out, &why) != 0) {
     return expect(c, why);
   }
   return 0;
@@ -1053,14 +1074,16 @@ static int do_fault_list(cc *c, int op) {
     memset(f, 0, sizeof(*f));
     f->op = op;
     f->line = c->cur->line;
-    if (op == SCN_FAULT_LOSS) {
+    if (op == SCN_FAULT_LOSS || op == SCN_FAULT_BER) {
+      int ber = op == SCN_FAULT_BER;
       colon = strrchr(items[i], ':');
       if (colon == NULL) {
-        return fail(c, c->cur, "item %u ('%s'): expected LINK:PROBABILITY",
-                    i + 1, items[i]);
+        return fail(c, c->cur, "item %u ('%s'): expected LINK:%s", i + 1,
+                    items[i], ber ? "BER" : "PROBABILITY");
       }
       *colon = '\0';
-      if (sim_parse_prob(colon + 1, &f->p, &why) != 0) {
+      if ((ber ? sim_parse_ber(colon + 1, &f->p, &why)
+               : sim_parse_prob(colon + 1, &f->p, &why)) != 0) {
         return fail(c, c->cur, "item %u: expected %s after ':'", i + 1, why);
       }
       trim(items[i]);
@@ -1111,16 +1134,22 @@ static int do_faults(cc *c) {
     return do_fault_list(c, SCN_FAULT_LOSS);
   } else if (KEY("loss")) {
     return get_prob(c, &s->loss);
-  } else if (KEY("loss_scope")) {
+  } else if (KEY("loss_scope") || KEY("ber_scope")) {
+    int *scope = KEY("loss_scope") ? &s->loss_scope : &s->ber_scope;
     if (!strcmp(V, "fabric")) {
-      s->loss_scope = SCN_LOSS_FABRIC;
+      *scope = SCN_LOSS_FABRIC;
     } else if (!strcmp(V, "all")) {
-      s->loss_scope = SCN_LOSS_ALL;
+      *scope = SCN_LOSS_ALL;
     } else {
       return expect(c, "fabric (switch-to-switch links) or all");
     }
+  } else if (KEY("link_ber")) {
+    return do_fault_list(c, SCN_FAULT_BER);
+  } else if (KEY("ber")) {
+    return get_ber(c, &s->ber);
   } else {
-    return unknown_key(c, "down, up, degrade, link_loss, loss, loss_scope");
+    return unknown_key(c, "down, up, degrade, link_loss, loss, loss_scope, "
+                          "link_ber, ber, ber_scope");
   }
   return 0;
 }
@@ -1309,6 +1338,7 @@ static void scn_defaults(sim_scn *s) {
   s->load = 0.5;
   s->count = 1000;
   s->loss_scope = SCN_LOSS_FABRIC;
+  s->ber_scope = SCN_LOSS_ALL;
 }
 
 /* The transports list, and every [transport.NAME] section. */
@@ -1841,6 +1871,20 @@ int sim_scn_compile(const scn_raw *r, sim_scn *s, char *err, size_t errlen) {
     sim_scn_fini(s);
   }
   return rv;
+}
+
+int sim_scn_has_ber(const sim_scn *s) {
+  uint32_t i;
+
+  if (s->ber > 0) {
+    return 1;
+  }
+  for (i = 0; i < s->n_faults; ++i) {
+    if (s->faults[i].op == SCN_FAULT_BER && s->faults[i].p > 0) {
+      return 1;
+    }
+  }
+  return 0;
 }
 
 void sim_scn_fini(sim_scn *s) {

@@ -58,7 +58,13 @@ enum {
   SCN_WL_RANDOM,
   SCN_WL_STREAM
 };
-enum { SCN_FAULT_DOWN, SCN_FAULT_UP, SCN_FAULT_DEGRADE, SCN_FAULT_LOSS };
+enum {
+  SCN_FAULT_DOWN,
+  SCN_FAULT_UP,
+  SCN_FAULT_DEGRADE,
+  SCN_FAULT_LOSS,
+  SCN_FAULT_BER
+};
 enum { SCN_LOSS_FABRIC, SCN_LOSS_ALL };
 enum { SCN_XPORT_SRD, SCN_XPORT_TCP };
 
@@ -78,6 +84,8 @@ typedef struct scn_fault {
   scn_linkref link;
   uint64_t at_ps;
   uint64_t rate_bps;
+  /* p is the loss probability (SCN_FAULT_LOSS) or the bit-error rate
+     (SCN_FAULT_BER). */
   double p;
   int line;
 } scn_fault;
@@ -135,6 +143,9 @@ typedef struct sim_scn {
   uint32_t n_faults;
   double loss;
   int loss_scope;
+  /* ber is the bit-error rate on every link in ber_scope (SCN_LOSS_*). */
+  double ber;
+  int ber_scope;
   /* transports */
   scn_transport tr[SCN_MAX_TRANSPORTS];
   uint32_t n_tr;
@@ -171,6 +182,11 @@ int sim_scn_set(scn_raw *r, const char *assignment, const char *src, int line,
    file, line, key and what was expected.  Free with sim_scn_fini. */
 int sim_scn_compile(const scn_raw *r, sim_scn *s, char *err, size_t errlen);
 
+/* sim_scn_has_ber says whether |s| puts bit errors on any link (the
+   reports add their corruption counts only then, so that every other
+   scenario's outputs stay as they were). */
+int sim_scn_has_ber(const sim_scn *s);
+
 /* sim_scn_fini frees what sim_scn_compile allocated in |s|. */
 void sim_scn_fini(sim_scn *s);
 
@@ -189,6 +205,7 @@ int sim_parse_size(const char *v, uint64_t *out, const char **why);
 int sim_parse_rate(const char *v, uint64_t *out, const char **why);
 int sim_parse_time(const char *v, uint64_t *out_ps, const char **why);
 int sim_parse_prob(const char *v, double *out, const char **why);
+int sim_parse_ber(const char *v, double *out, const char **why);
 int sim_parse_uint(const char *v, uint64_t max, uint64_t *out,
                    const char **why);
 

@@ -24,6 +24,20 @@
  * first time a fragment of the message leaves, and records (src, dst,
  * msg_id) -> message in a table the receiver consults.
  *
+ * Bit errors (netsim_link_set_ber).  A packet's carried bytes are its SRD
+ * header, so netsim flips header bits itself and the engine reads the
+ * damaged header.  An error in bytes the packet does not carry (the
+ * payload, given by length, or the framing) only marks the packet; the
+ * engine would find it with its payload CRC, which it cannot compute
+ * over bytes that are not there, so the driver makes the error visible
+ * the way the CRC would see it: it flips a random bit of the header CRC
+ * field (hcrc, bytes 16..19 of wire format 2, which covers the whole
+ * header): a detected corruption (docs/netsim.md, "SRD in the hosts").
+ * Before wire format 2 those bytes are the first type-specific field and
+ * nothing checks them.  For every corrupted packet the driver reads the
+ * engine's drop counters before and after, so it knows whether the
+ * engine dropped the packet, and why, or took it.
+ *
  * NIC backpressure.  A real driver cannot push more than its NIC ring
  * holds; here the driver stops writing while the host's NIC queue holds
  * nic_limit_bytes, and a timer resumes it when half has drained.  The
@@ -42,6 +56,9 @@
 #define SIDE_SIZE 640u /* >= SRD_PKT_ACK_MAX_LEN (572) */
 #define HDR_CAP 640u
 #define NO_PEER UINT32_MAX
+/* Where the header CRC sits in wire format 2 (docs/protocol.md). */
+#define HCRC_OFF 16u
+#define HCRC_LEN 4u
 
 /* The (src, dst, msg_id) -> message table (open addressing, linear
    probing, backward-shift deletion: no tombstones). */
@@ -86,6 +103,8 @@ typedef struct shost {
   simx_msg **backlog;
   uint32_t bl_head, bl_len, bl_cap;
   int in_service;
+  /* rng picks the bit a payload error flips (see the top comment). */
+  netsim_rng rng;
 } shost;
 
 struct sim_srd {
@@ -534,12 +553,65 @@ static void on_timer(netsim_evl *evl, netsim_timer *tm, void *ctx,
   service(h);
 }
 
+/* corrupt_drops sums the drop reasons of wire format 2 that mean "found
+   corrupted" (0 before it). */
+static uint64_t corrupt_drops(const srd_ep_stats *st) {
+#if SRD_PROTO_VERSION >= 2
+  return st->drops[SRD_DROP_CORRUPT_HDR] + st->drops[SRD_DROP_CORRUPT_PAYLOAD];
+#else
+  (void)st;
+  return 0;
+#endif
+}
+
+static uint64_t all_drops(const srd_ep_stats *st) {
+  uint64_t n = 0;
+  uint32_t i;
+
+  for (i = 0; i < SRD_DROP_REASONS; ++i) {
+    n += st->drops[i];
+  }
+  return n;
+}
+
+/* read_corrupted gives the engine a packet netsim marked with bit errors
+   (NETSIM_PKT_BITERR): an error beyond the header becomes a flipped bit
+   of the header CRC field (see the top comment); then the packet is read
+   like any other, and the engine's drop counters say what it made of
+   it. */
+static void read_corrupted(shost *h, const srd_path *path, uint8_t *hdr,
+                           size_t hdrlen, size_t plen, uint8_t flags) {
+  sim_srd *t = h->t;
+  srd_ep_stats before, after;
+  uint32_t bit;
+
+  if (flags & NETSIM_PKT_FLIPPED) {
+    /* The header is damaged already: the CRC over it will not match. */
+    ++t->cnt.corrupt_in_hdr;
+  } else if (hdrlen > 0) {
+    bit = hdrlen >= HCRC_OFF + HCRC_LEN
+              ? HCRC_OFF * 8 + netsim_rng_below(&h->rng, HCRC_LEN * 8)
+              : netsim_rng_below(&h->rng, (uint32_t)hdrlen * 8);
+    hdr[bit >> 3] ^= (uint8_t)(0x80u >> (bit & 7));
+  }
+  srd_ep_get_stats(h->ep, &before);
+  (void)srd_ep_read_pktv(h->ep, path, hdr, hdrlen, NULL, plen, now_ns(t));
+  srd_ep_get_stats(h->ep, &after);
+  if (corrupt_drops(&after) != corrupt_drops(&before)) {
+    /* Counted from the engine's own counters (srd_counters). */
+  } else if (all_drops(&after) != all_drops(&before)) {
+    ++t->cnt.corrupt_other;
+  } else {
+    ++t->cnt.corrupt_accepted;
+  }
+}
+
 static void on_rx(netsim_sim *sim, netsim_host *nh, netsim_pkt *pkt,
                   void *user) {
   shost *h = user;
   sim_srd *t = h->t;
   uint32_t src = pkt->key.src - NETSIM_ADDR_BASE;
-  const uint8_t *hdr;
+  uint8_t *hdr;
   size_t hdrlen, plen;
   srd_path path;
 
@@ -551,7 +623,9 @@ static void on_rx(netsim_sim *sim, netsim_host *nh, netsim_pkt *pkt,
     hdr = side_buf(t, pkt->flow & ~SIDE_FLAG);
     hdrlen = (size_t)pkt->tag;
   } else {
-    hdr = netsim_pkt_data(pkt);
+    /* The receiver owns the packet: it may write a payload error into
+       the header (read_corrupted). */
+    hdr = (uint8_t *)(uintptr_t)netsim_pkt_data(pkt);
     hdrlen = pkt->payload_len;
   }
   if (src == h->last_src) {
@@ -567,10 +641,17 @@ static void on_rx(netsim_sim *sim, netsim_host *nh, netsim_pkt *pkt,
   plen = hdrlen + SIMX_ETH_IP_OVERHEAD + 8 <= pkt->size
              ? pkt->size - hdrlen - SIMX_ETH_IP_OVERHEAD - 8
              : SIZE_MAX;
+  if (pkt->flags & NETSIM_PKT_BITERR) {
+    ++t->cnt.corrupt_rx;
+  }
   if (path.peer != NO_PEER && hdr != NULL && plen <= t->arena_len) {
     /* The payload by length only: the engine accounts for it without
        copying (see the top comment). */
-    (void)srd_ep_read_pktv(h->ep, &path, hdr, hdrlen, NULL, plen, now_ns(t));
+    if (pkt->flags & NETSIM_PKT_BITERR) {
+      read_corrupted(h, &path, hdr, hdrlen, plen, pkt->flags);
+    } else {
+      (void)srd_ep_read_pktv(h->ep, &path, hdr, hdrlen, NULL, plen, now_ns(t));
+    }
   }
   if (pkt->flow & SIDE_FLAG) {
     side_put(t, pkt->flow & ~SIDE_FLAG);
@@ -657,6 +738,7 @@ static void srd_counters(simx *x, simx_counters *c) {
     c->retransmits += st.retransmits;
     c->timeouts += st.rto_fired;
     c->fast_recoveries += st.losses_rack;
+    c->corrupt_dropped += corrupt_drops(&st);
   }
 }
 
@@ -720,6 +802,7 @@ static int host_init(sim_srd *t, shost *h, uint32_t idx, char *err,
   netsim_timer_init(&h->tm, on_timer, h, 0);
   h->nh = netsim_sim_host(t->x.sim, idx);
   h->nic = netsim_host_nic(h->nh);
+  netsim_rng_init(&h->rng, t->cfg.seed, NETSIM_STREAM_USER + 1, idx);
   s.seed = netsim_mix64(t->cfg.seed ^
                         netsim_mix64(0x5344000000000000ULL | (uint64_t)idx));
   rv = srd_ep_new(&h->ep, &s, srd_mem_default());

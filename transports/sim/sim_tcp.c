@@ -1353,6 +1353,19 @@ static void on_rx(netsim_sim *sim, netsim_host *nh, netsim_pkt *p, void *user) {
   const tcp_hdr *h = (const tcp_hdr *)(const void *)p->payload;
 
   (void)nh;
+  if (p->flags & NETSIM_PKT_BITERR) {
+    /* A bit error anywhere fails the segment's checksum, which the model
+       takes to catch every error (a 16-bit sum misses some multi-bit
+       errors; see docs/netsim.md): the receiver drops it unread, and
+       the sender repairs the loss (SACK, RACK, TLP, RTO). */
+    ++t->cnt.corrupt_rx;
+    ++t->cnt.corrupt_dropped;
+    if (p->flags & NETSIM_PKT_FLIPPED) {
+      ++t->cnt.corrupt_in_hdr;
+    }
+    netsim_sim_pkt_free(sim, p);
+    return;
+  }
   if (h != NULL && p->payload_len >= sizeof(tcp_hdr) && h->conn < t->n_conns) {
     tconn *c = t->conns[h->conn];
     if (hh->idx == c->src && (h->flags & F_ACK)) {

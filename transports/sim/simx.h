@@ -93,6 +93,23 @@ typedef struct simx_counters {
   uint64_t send_errors;
   /* recv_errors counts failed receives and unmatched deliveries. */
   uint64_t recv_errors;
+  /* Bit errors (netsim_link_set_ber) as the receivers met them.
+     corrupt_rx counts packets that reached their host marked
+     (NETSIM_PKT_BITERR); corrupt_in_hdr those of them with flipped bits
+     in the header the packet carries (the others were hit only in bytes
+     it does not carry: the payload or the framing). */
+  uint64_t corrupt_rx;
+  uint64_t corrupt_in_hdr;
+  /* corrupt_dropped counts packets the receiver found corrupted and
+     dropped (SRD: the engine's corrupt_hdr and corrupt_payload drop
+     reasons; TCP: its checksum, modelled as always detecting). */
+  uint64_t corrupt_dropped;
+  /* corrupt_other counts corrupted packets the receiver dropped for
+     another reason (a damaged field failed another check), and
+     corrupt_accepted those it took as valid: corruption that got
+     through. */
+  uint64_t corrupt_other;
+  uint64_t corrupt_accepted;
 } simx_counters;
 
 /* simx is a transport instance attached to every host of a simulation. */
