@@ -167,10 +167,11 @@ typedef struct srd_peer {
   srd_tstamp rnr_until;    /* RNR backoff: no data before this */
   uint32_t rnr_exp;
   /* rtt_seen has a bit per packet number of the last rtt_seen_mask + 1
-     sent: set once the packet gave its RTT sample, so that each
-     transmission gives one, from its first echo, even after it left the
-     sent ring (a late but genuine echo is how a path whose delay grew is
-     learnt), and no duplicate or delayed copy of an echo gives another. */
+     sent: set once the packet was acknowledged, so that its RTT sample
+     comes from the acknowledgement that first tells of it (even after it
+     left the sent ring: a late but first echo is how a path whose delay
+     grew is learnt), and no later copy of an echo, which measures the
+     delay of the copy, gives another. */
   uint64_t *rtt_seen;
   uint32_t rtt_seen_mask;
   /* base_rtt_full is the least RTT of a full-size data packet (0 until

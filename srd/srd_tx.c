@@ -357,6 +357,9 @@ static void ack_range(srd_ep *ep, srd_peer *p, uint32_t lo, uint32_t hi,
   for (s = lo;; ++s) {
     srd_rtb_ent *e = srd_rtb_get(rtb, s);
     if (e != NULL) {
+      if (e->state == SRD_RTB_INFLIGHT || e->state == SRD_RTB_LOST) {
+        srd_bit_set(p->rtt_seen, e->seq & p->rtt_seen_mask);
+      }
       if (e->state == SRD_RTB_INFLIGHT) {
         srd_rtb_leave_flight(rtb, e, SRD_RTB_ACKED);
         srd_pathset_on_ack(&p->paths, e->path, e->tx_ts, e->seq,
@@ -479,7 +482,7 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
                   srd_tstamp now) {
   srd_rtb *rtb = &p->rtb;
   uint64_t bytes = 0;
-  uint32_t pkts = 0, i, hi, lo;
+  uint32_t pkts = 0, i, hi, lo, fresh = 0;
   srd_duration latest = 0;
   srd_cc_ack ca;
 
@@ -491,6 +494,25 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
   /* The peer acknowledges us, so it has confirmed our incarnation. */
   p->echo_cookie = 0;
   p->responsive = 1;
+
+  /* The echoes of packets no acknowledgement told of before this one:
+     only they give RTT samples (below), once each. */
+  for (i = 0; i < a->n_echo; ++i) {
+    const srd_pkt_echo *e = &a->echo[i];
+    const srd_rtb_ent *re = srd_rtb_get(rtb, e->seq);
+    uint32_t j;
+    if (!srd_seq_lt(e->seq, rtb->next) ||
+        rtb->next - e->seq > p->rtt_seen_mask ||
+        srd_bit_test(p->rtt_seen, e->seq & p->rtt_seen_mask) ||
+        (re != NULL && re->tx_ts != e->tx_ts)) {
+      continue;
+    }
+    for (j = 0; j < i && a->echo[j].seq != e->seq; ++j) {
+    }
+    if (j == i) {
+      fresh |= 1u << i;
+    }
+  }
 
   if (!a->empty) {
     hi = a->largest;
@@ -520,22 +542,19 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
   for (i = 0; i < a->n_echo; ++i) {
     const srd_pkt_echo *e = &a->echo[i];
     const srd_rtb_ent *re = srd_rtb_get(rtb, e->seq);
-    uint32_t bit = e->seq & p->rtt_seen_mask;
     uint16_t path = re != NULL ? re->path : e->path;
     srd_duration rtt;
-    /* One sample per transmission, from its first echo: a copy of an
-       echo in a duplicated or delayed ACK would measure the delay of the
-       copy, not the path (a duplicate delayed by D would pull srtt
-       towards D and, through the delay target, the window to nothing).
-       A first echo counts even when its packet left the ring: that is
-       how a path whose delay grew is learnt. */
-    if (!srd_seq_lt(e->seq, rtb->next) ||
-        rtb->next - e->seq > p->rtt_seen_mask ||
-        srd_bit_test(p->rtt_seen, bit) || e->tx_ts > now ||
-        path >= p->paths.n || (re != NULL && re->tx_ts != e->tx_ts)) {
+    /* One sample per transmission, from the acknowledgement that first
+       tells of it: a copy of an echo in a duplicated or delayed ACK, or
+       an echo of a packet other ACKs acknowledged already, measures the
+       delay of the copy, not the path (duplicates delayed by D would
+       pull srtt towards D and, through the delay target, the window to
+       nothing).  A first echo counts even when its packet left the ring:
+       that is how a path whose delay grew is learnt. */
+    if (!(fresh & (1u << i)) || e->tx_ts > now || path >= p->paths.n) {
       continue;
     }
-    srd_bit_set(p->rtt_seen, bit);
+    srd_bit_set(p->rtt_seen, e->seq & p->rtt_seen_mask);
     rtt = now - e->tx_ts;
     /* The receiver held the packet this long before answering: the
        timers must allow for it (a software receiver that sleeps holds for
