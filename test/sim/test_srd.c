@@ -223,7 +223,6 @@ static void test_srd_corrupt(void **state) {
     /* Each corrupted packet the engine read is classified once. */
     assert_int_equal(k.corrupt_dropped + k.corrupt_other + k.corrupt_accepted,
                      1);
-#if SRD_PROTO_VERSION >= 2
     {
       srd_ep_stats st;
       srd_ep_get_stats(sim_srd_ep(r->x, 1), &st);
@@ -237,11 +236,6 @@ static void test_srd_corrupt(void **state) {
       assert_int_equal(k.recv_errors, 0);
       assert_true(k.retransmits >= 1);
     }
-#else
-    /* Wire format 1 has no CRC: the engine cannot tell (docs/netsim.md,
-       "SRD in the hosts"); nothing counts it as corrupt. */
-    assert_int_equal(k.corrupt_dropped, 0);
-#endif
     run_fini(r);
     free(r);
   }

@@ -4,22 +4,17 @@
 # deliver them; both receivers must find every one.  TCP's checksum drops
 # them and its repair times out; SRD's CRCs (wire format 2) drop them,
 # nothing corrupted is accepted, and every message is delivered, with a
-# p99.9 latency far below TCP's 200 ms floor.  On an engine without CRCs
-# (wire format 1) the SRD checks cannot hold: they are run and printed,
-# and the test is skipped, not failed, if only they fail.
+# p99.9 latency far below TCP's 200 ms floor.
 . "$(dirname "$0")/scenario_lib.sh"
 args=(--set scenario.sweep= --set faults.ber=1e-6 --set workload.bytes=1M
   --set scenario.duration=2s)
 sim a.json corruption "${args[@]}"
 "$SIM" run scenarios/corruption.ini --quiet -o "$tmp/out" "${SEED_ARGS[@]}" \
   "${args[@]}" > /dev/null || fail "srd-sim -o exited $?"
-wire=$(sed -n 's/^#define SRD_PROTO_VERSION \([0-9]*\).*/\1/p' \
-  srd/include/srd/srd.h)
-python3 - "$tmp/a.json" "$tmp/out/corruption.csv" "${wire:-0}" <<'PY'
+python3 - "$tmp/a.json" "$tmp/out/corruption.csv" <<'PY'
 import csv, json, sys
 t = {x["name"]: x for x in json.load(open(sys.argv[1]))["transports"]}
 rows = {r["transport"]: r for r in csv.DictReader(open(sys.argv[2]))}
-wire = int(sys.argv[3])
 for n in ("srd", "tcp"):
     c = t[n]["corruption"]
     print("%s: %d/%d messages, p99.9 %.1f us, corruption %s" % (
@@ -60,13 +55,7 @@ want(s["msg_latency_us"]["p999"] * 100 <= t["tcp"]["msg_latency_us"]["p999"],
 if bad:
     for b in bad:
         print("SRD: not met: " + b)
-    if wire < 2:
-        print("SKIP: the SRD checks need the engine's CRCs (wire format 2; "
-              "this engine is %d)" % wire)
-        sys.exit(77)
     sys.exit(1)
 PY
-rc=$?
-[ $rc -eq 77 ] && exit 77
-[ $rc -eq 0 ] || fail "corruption"
+[ $? -eq 0 ] || fail "corruption"
 echo "ok"

@@ -274,13 +274,7 @@ static int corrupt(wlink *l, uint8_t *data, size_t len) {
 }
 
 int srd_loop_drop_is_corrupt(int r) {
-  const char *name;
-
-  if (r < 0 || r >= SRD_DROP_REASONS) {
-    return 0;
-  }
-  name = srd_drop_reason_name((srd_drop_reason)r);
-  return name != NULL && strncmp(name, "corrupt", 7) == 0;
+  return r == SRD_DROP_CORRUPT_HDR || r == SRD_DROP_CORRUPT_PAYLOAD;
 }
 
 /* ------------------------------------------------------------------------ */

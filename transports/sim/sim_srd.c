@@ -553,15 +553,9 @@ static void on_timer(netsim_evl *evl, netsim_timer *tm, void *ctx,
   service(h);
 }
 
-/* corrupt_drops sums the drop reasons of wire format 2 that mean "found
-   corrupted" (0 before it). */
+/* corrupt_drops sums the drop reasons that mean "found corrupted". */
 static uint64_t corrupt_drops(const srd_ep_stats *st) {
-#if SRD_PROTO_VERSION >= 2
   return st->drops[SRD_DROP_CORRUPT_HDR] + st->drops[SRD_DROP_CORRUPT_PAYLOAD];
-#else
-  (void)st;
-  return 0;
-#endif
 }
 
 static uint64_t all_drops(const srd_ep_stats *st) {
