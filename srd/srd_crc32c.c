@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "srd_crc32c_tab.h"
+#include "srd_macro.h"
 
 static inline uint64_t load64(const uint8_t *p) {
   uint64_t v;
@@ -94,16 +95,45 @@ HW static inline uint32_t blocks(uint32_t c, const uint8_t *p, uint8_t *d,
   return shift(t, (uint32_t)c0) ^ (uint32_t)c2;
 }
 
+/* tail runs the last |n| < 8 bytes with the widest instructions. */
+HW static inline uint32_t tail(uint32_t c, const uint8_t *p, uint8_t *d,
+                               size_t n) {
+  if (n & 4) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+    c = __builtin_ia32_crc32si(c, w);
+    if (d != NULL) {
+      memcpy(d, &w, 4);
+      d += 4;
+    }
+    p += 4;
+  }
+  if (n & 2) {
+    uint16_t w;
+    memcpy(&w, p, 2);
+    c = __builtin_ia32_crc32hi(c, w);
+    if (d != NULL) {
+      memcpy(d, &w, 2);
+      d += 2;
+    }
+    p += 2;
+  }
+  if (n & 1) {
+    if (d != NULL) {
+      *d = *p;
+    }
+    c = crc8(c, *p);
+  }
+  return c;
+}
+
+/* hw_reg runs register |c| over |n| bytes at |p|, copying them to |d| if
+   not NULL.  Unaligned loads cost nothing extra on x86-64, so there is no
+   byte-wise prologue (headers start at any offset, as hcrc's second
+   piece does). */
 HW static uint32_t hw_reg(uint32_t c, const uint8_t *p, uint8_t *d, size_t n) {
   uint64_t c64;
 
-  while (n && ((uintptr_t)p & 7)) {
-    if (d != NULL) {
-      *d++ = *p;
-    }
-    c = crc8(c, *p++);
-    --n;
-  }
   while (n >= 3 * SRD_CRC32C_LONG) {
     c = blocks(c, p, d, SRD_CRC32C_LONG, srd_crc32c_long);
     p += 3 * SRD_CRC32C_LONG;
@@ -127,14 +157,13 @@ HW static uint32_t hw_reg(uint32_t c, const uint8_t *p, uint8_t *d, size_t n) {
     p += 8;
     n -= 8;
   }
-  c = (uint32_t)c64;
-  while (n--) {
-    if (d != NULL) {
-      *d++ = *p;
-    }
-    c = crc8(c, *p++);
-  }
-  return c;
+  return tail((uint32_t)c64, p, d, n);
+}
+
+/* hw_skip4 is hw_reg over |n| bytes at |p| but the four at |skip|. */
+HW static uint32_t hw_skip4(uint32_t c, const uint8_t *p, size_t n,
+                            size_t skip) {
+  return hw_reg(hw_reg(c, p, NULL, skip), p + skip + 4, NULL, n - skip - 4);
 }
 
 /* Folding with carry-less multiplication (Intel's "Fast CRC Computation
@@ -259,18 +288,21 @@ static void hw_probe(void) {
   __atomic_store_n(&hw_state, hw, __ATOMIC_RELAXED);
 }
 
-int srd_crc32c_hw_available(void) {
+static inline int hw_ok(void) {
   int s = __atomic_load_n(&hw_state, __ATOMIC_RELAXED);
-  if (s == 0) {
+  if (srd_unlikely(s == 0)) {
     hw_probe();
     s = __atomic_load_n(&hw_state, __ATOMIC_RELAXED);
   }
   return s == 1;
 }
 
+int srd_crc32c_hw_available(void) {
+  return hw_ok();
+}
+
 static int fold_available(void) {
-  return srd_crc32c_hw_available() &&
-         __atomic_load_n(&fold_state, __ATOMIC_RELAXED) == 1;
+  return hw_ok() && __atomic_load_n(&fold_state, __ATOMIC_RELAXED) == 1;
 }
 
 /* hw_any picks the fastest hardware path for |n| bytes. */
@@ -296,9 +328,19 @@ const char *srd_crc32c_impl(void) {
   return srd_crc32c_hw_available() ? "sse4.2" : "software";
 }
 
+uint32_t srd_crc32c_skip4(const void *buf, size_t len, size_t skip) {
+  const uint8_t *p = buf;
+#ifdef SRD_CRC32C_X86
+  if (hw_ok()) {
+    return ~hw_skip4(~0u, p, len, skip);
+  }
+#endif
+  return ~sw_reg(sw_reg(~0u, p, skip), p + skip + 4, len - skip - 4);
+}
+
 uint32_t srd_crc32c(uint32_t crc, const void *buf, size_t len) {
 #ifdef SRD_CRC32C_X86
-  if (srd_crc32c_hw_available()) {
+  if (hw_ok()) {
     return ~hw_any(~crc, buf, NULL, len);
   }
 #endif
@@ -307,7 +349,7 @@ uint32_t srd_crc32c(uint32_t crc, const void *buf, size_t len) {
 
 uint32_t srd_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len) {
 #ifdef SRD_CRC32C_X86
-  if (srd_crc32c_hw_available()) {
+  if (hw_ok()) {
     return ~hw_any(~crc, src, dst, len);
   }
 #endif

@@ -22,6 +22,11 @@
    srd_crc32c(crc, src, len): one pass over the bytes. */
 uint32_t srd_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len);
 
+/* srd_crc32c_skip4 returns the CRC32C of the |len| bytes at |buf| but
+   the four at offset |skip| (skip + 4 <= len): a header's, its own CRC
+   field left out, in one call. */
+uint32_t srd_crc32c_skip4(const void *buf, size_t len, size_t skip);
+
 /* srd_crc32c_sw is the portable path alone (for tests and benchmarks). */
 uint32_t srd_crc32c_sw(uint32_t crc, const void *buf, size_t len);
 

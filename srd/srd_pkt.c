@@ -485,9 +485,7 @@ size_t srd_pkt_span(const uint8_t *buf, size_t len) {
 }
 
 uint32_t srd_pkt_hcrc(const uint8_t *buf, size_t hdrlen) {
-  uint32_t c = srd_crc32c(0, buf, SRD_PKT_HCRC_OFF);
-  return srd_crc32c(c, buf + SRD_PKT_HCRC_OFF + 4,
-                    hdrlen - SRD_PKT_HCRC_OFF - 4);
+  return srd_crc32c_skip4(buf, hdrlen, SRD_PKT_HCRC_OFF);
 }
 
 void srd_pkt_seal(uint8_t *buf, size_t hdrlen) {
