@@ -189,6 +189,10 @@ static void usage(FILE *f) {
       prog, prog, prog, DEFAULT_PORT);
 }
 
+/* parsed_argv is the rewritten argument vector: the options point into
+   it for the whole run; a usage error frees it on the way out. */
+static char **parsed_argv;
+
 static void die_usage(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
 
@@ -200,6 +204,7 @@ static void die_usage(const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   va_end(ap);
   fprintf(stderr, "\nTry '%s --help'.\n", prog);
+  free(parsed_argv);
   exit(2);
 }
 
@@ -391,7 +396,7 @@ static const struct option long_opts[] = {
 
 static void parse_args(opts *o, int argc, char **argv) {
   int c, i;
-  char **av = calloc((size_t)argc + 2, sizeof(char *));
+  char **av = parsed_argv = calloc((size_t)argc + 2, sizeof(char *));
   int ac = 0;
 
   memset(o, 0, sizeof(*o));

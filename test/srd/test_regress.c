@@ -540,7 +540,9 @@ static void test_regress_tap_sees_write_pktv(void **state) {
                                   w.now)) > 0) {
       static uint8_t whole[70000];
       memcpy(whole, hdr, (size_t)n);
-      memcpy(whole + n, pay.base, pay.len);
+      if (pay.len) {
+        memcpy(whole + n, pay.base, pay.len);
+      }
       enqueue(&w, 0, whole, (size_t)n + pay.len, w.now + 5 * SRD_US);
     }
     assert_true(n == 0);
