@@ -20,7 +20,7 @@
  *
  * Which message a receive completion is.  A receive completion names the
  * peer and the engine's message id.  The sender learns the id from the
- * DATA header it writes (msg_id at offset 20, docs/protocol.md 2.2) the
+ * DATA header it writes (srd_pkt_peek() reads its msg_id) the
  * first time a fragment of the message leaves, and records (src, dst,
  * msg_id) -> message in a table the receiver consults.
  *
