@@ -47,10 +47,14 @@
  *   0 control       benign reordering wire; nothing.
  *   1 ordered late  ordered receiver posting late, small unexpected pool,
  *                   small msg_window, rnr_retries unbounded; nothing.
- *   2 re-add        remove and re-add a peer with traffic in flight both
- *                   ways, old datagrams replayed into the new session;
- *                   sends CANCELED, PEER_RESET; receives CANCELED,
- *                   ABORTED.
+ *   2 re-add        remove and re-add a peer (no restart) with traffic in
+ *                   flight both ways, or one way (the other side has
+ *                   nothing that would make it look again), sometimes in
+ *                   the middle of the first handshake; the old session's
+ *                   datagrams replayed into the new one, its handshakes
+ *                   again and again while the new one forms, handshake
+ *                   datagrams sometimes late; sends CANCELED, PEER_RESET;
+ *                   receives CANCELED, ABORTED.
  *   3 restart       srd_ep_del + srd_ep_new (new seed) of one endpoint,
  *                   flushed first or crashed, down for a while, maybe
  *                   re-added by the others, the old incarnation's
@@ -64,9 +68,11 @@
  *   5 late dups     duplicates of any datagram delayed past the RTO, many
  *                   RTOs and every timer; nothing, and every send
  *                   completes within 2 s of virtual time.
- *   6 deep reorder  a fraction of datagrams (data and ACKs) held well
- *                   past 2 RTOs, so sent-ring entries retire first;
- *                   nothing.
+ *   6 deep reorder  datagrams (data and ACKs) held well past 2 RTOs, so
+ *                   sent-ring entries retire before their answers come:
+ *                   up to 10% of them at random, or every one on some
+ *                   slow paths, or everything one way during pauses of
+ *                   up to 20 ms; nothing.
  *   7 wraparound    sessions of 280+ messages, so message ids (and packet
  *                   numbers, which start within 256 of 2^32) cross 2^32;
  *                   nothing, and every such stream's ids must cross.
@@ -74,7 +80,8 @@
  * SRD_GUARANTEE_RUNS sets the runs per class (default 1000, the control
  * 200); SRD_TEST_SEED reproduces a whole set; a failing run prints its
  * class, index and sub-seed, and SRD_GUARANTEE_RUN=<index> reruns only
- * that run of each class (SRD_GUARANTEE_TRACE=1 traces it).
+ * that run of each class (SRD_GUARANTEE_TRACE=1 traces completions,
+ * actions and violations, 2 adds the engine's log records).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -82,14 +89,15 @@
 #include "testutil.h"
 
 #define MAX_NODES 3
-#define MAX_PIDS 8   /* max_peers of every endpoint */
-#define PKT_CAP 1536 /* largest datagram: mtu <= 1024 plus headers */
-#define NBUF 96      /* receive buffers per endpoint */
-#define BUF_CAP 4096 /* largest max_msg_size drawn */
-#define REC_CAP 512  /* datagrams kept for replay (a uniform sample) */
-#define MAX_MSGS 512 /* messages per run */
-#define MAX_ACTS 64  /* scripted actions per run */
-#define TAG_LEN 16   /* the message tag at the start of every payload */
+#define MAX_PIDS 8    /* max_peers of every endpoint */
+#define PKT_CAP 1536  /* largest datagram: mtu <= 1024 plus headers */
+#define NBUF 96       /* receive buffers per endpoint */
+#define BUF_CAP 4096  /* largest max_msg_size drawn */
+#define REC_CAP 512   /* datagrams kept for replay (a uniform sample) */
+#define HS_REC_CAP 64 /* handshake datagrams kept for replay (the latest) */
+#define MAX_MSGS 512  /* messages per run */
+#define MAX_ACTS 64   /* scripted actions per run */
+#define TAG_LEN 16    /* the message tag at the start of every payload */
 #define TAG_MAGIC 0x47535244u
 #define STEP_CAP 400000u
 #define SAME_TIME_CAP 50000u
@@ -163,8 +171,9 @@ static int st_index(int status) {
 /* Scripted actions. */
 enum { A_NOP, A_RECV, A_REMOVE, A_READD, A_DOWN, A_UP, A_FLUSH };
 /* C_BOTHWAYS: messages in flight both ways between x and y; C_LIVE: and
-   each way has completed one already (the session is up). */
-enum { C_NONE, C_BOTHWAYS, C_LIVE, C_ALLPOSTED };
+   each way has completed one already (the session is up); C_LIVE1: the
+   same one way, x to y. */
+enum { C_NONE, C_BOTHWAYS, C_LIVE, C_LIVE1, C_ALLPOSTED };
 typedef struct action {
   srd_duration at;   /* absolute, or after the previous action if rel */
   srd_duration wait; /* a conditional action fires at the latest then */
@@ -204,6 +213,7 @@ typedef struct cfg {
   uint32_t sweep_occ;
   double p_replay;
   srd_duration replay_span;
+  double p_hs_late; /* a handshake datagram comes late (not lost) */
   /* bounds */
   srd_duration liveness; /* 0: none */
   srd_duration time_cap; /* after the last post and action */
@@ -296,9 +306,8 @@ typedef struct world {
   hent *heap;
   uint32_t n_heap;
   uint64_t order;
-  wpkt *recs;
-  uint32_t n_recs;
-  uint64_t n_rec_seen;
+  wpkt *recs; /* REC_CAP sampled, then HS_REC_CAP handshakes */
+  uint64_t n_rec_seen, n_hs_seen;
   uint32_t seen[S_KINDS];
   int sweep_done;
   /* messages */
@@ -316,6 +325,7 @@ typedef struct world {
   uint32_t remote_new[MAX_NODES][MAX_NODES];
   uint32_t gaveup[MAX_NODES][MAX_NODES];
   uint32_t oks[MAX_NODES][MAX_NODES];
+  uint32_t removed[MAX_NODES][MAX_NODES]; /* i removed peer j */
   fexempt fx[1024];
   uint32_t n_fx;
   /* actions */
@@ -504,17 +514,18 @@ static size_t damage(world *w, uint8_t *d, size_t len) {
 }
 
 static void record(world *w, int from, int to, uint16_t path, const uint8_t *d,
-                   size_t len) {
-  uint64_t slot = w->n_rec_seen++;
+                   size_t len, int kind) {
+  uint64_t slot;
   wpkt *r;
 
-  if (slot >= REC_CAP) {
+  if (kind >= S_HS_REQ && kind <= S_HS_CONFIRM) {
+    /* Few, and where sessions are decided: all of the latest are kept. */
+    slot = REC_CAP + w->n_hs_seen++ % HS_REC_CAP;
+  } else if ((slot = w->n_rec_seen++) >= REC_CAP) {
     slot = pick(&w->rng, 0, slot);
     if (slot >= REC_CAP) {
       return;
     }
-  } else {
-    ++w->n_recs;
   }
   r = &w->recs[slot];
   r->from = (uint8_t)from;
@@ -528,18 +539,33 @@ static void record(world *w, int from, int to, uint16_t path, const uint8_t *d,
    y < 0: any involving x) to arrive at random later times. */
 static void replay(world *w, int x, int y) {
   const cfg *c = w->c;
-  uint32_t i;
+  uint32_t i, k;
+  int kind;
 
   if (c->p_replay <= 0) {
     return;
   }
-  for (i = 0; i < w->n_recs; ++i) {
+  for (i = 0; i < REC_CAP + HS_REC_CAP; ++i) {
     const wpkt *r = &w->recs[i];
     srd_duration d;
+    if (i < REC_CAP ? i >= w->n_rec_seen : i - REC_CAP >= w->n_hs_seen) {
+      continue;
+    }
     if (y < 0
             ? r->from != x && r->to != x
             : !((r->from == x && r->to == y) || (r->from == y && r->to == x))) {
       continue;
+    }
+    kind = sample_kind(r->data, r->len);
+    if (kind >= S_HS_REQ && kind <= S_HS_CONFIRM) {
+      /* Handshakes are few and decide sessions: each comes back, more
+         than once, in the round trips in which the new session forms. */
+      for (k = 0; k < 5; ++k) {
+        schedule(w, r->from, r->to, r->path, r->data, r->len,
+                 w->now + span(&w->rng, 0, k < 3 ? 300 * SRD_US : 3 * SRD_MS),
+                 0);
+        ++w->cs->replays;
+      }
     }
     if (unif(&w->rng) >= c->p_replay) {
       continue;
@@ -561,7 +587,7 @@ static void adversary(world *w, int from, int to, uint16_t path,
   uint8_t bad[PKT_CAP];
 
   ++w->datagrams;
-  record(w, from, to, path, d, len);
+  record(w, from, to, path, d, len, kind);
   if (kind >= 0) {
     ++w->cs->seen[kind];
     if (kind == c->sweep_kind && !w->sweep_done &&
@@ -573,6 +599,10 @@ static void adversary(world *w, int from, int to, uint16_t path,
   }
   if (c->p_deep > 0 && unif(&w->rng) < c->p_deep) {
     delay += span(&w->rng, c->deep_min, c->deep_max);
+  }
+  if (kind >= S_HS_REQ && kind <= S_HS_CONFIRM && c->p_hs_late > 0 &&
+      unif(&w->rng) < c->p_hs_late) {
+    delay += span(&w->rng, 50 * SRD_US, 3 * SRD_MS);
   }
   if (path < 64 && (c->slow_paths >> path & 1)) {
     delay += c->slow_delay;
@@ -609,6 +639,12 @@ static void node_log(void *user_data, const srd_log_record *rec) {
   node *nd = user_data;
   uint32_t k, p = rec->peer;
 
+  if (nd->w->trace > 1 && rec->event != SRD_LOG_PEER_RESET) {
+    printf("    [%" PRIu64 "] node %d log %s peer %u path %d a=%" PRIu64
+           " b=%" PRIu64 "\n",
+           rec->ts, nd->idx, srd_log_event_name(rec->event), p, rec->path,
+           rec->a, rec->b);
+  }
   if (rec->event != SRD_LOG_PEER_RESET || p >= MAX_PIDS) {
     return;
   }
@@ -759,7 +795,11 @@ static void delivered(world *w, int i, srd_peer_id pid, const uint8_t *b,
   }
   m = &w->m[idx];
   ++w->cs->delivered;
-  if (m->dst != i || pid >= MAX_PIDS || nd->pnode[pid] != m->src) {
+  /* A message that arrived whole before its sender was removed is
+     delivered with no peer (srd_ep_remove_peer). */
+  if (m->dst != i ||
+      (pid == UINT32_MAX ? !w->removed[i][m->src]
+                         : pid >= MAX_PIDS || nd->pnode[pid] != m->src)) {
     viol(w, V_MISROUTE);
   }
   if (++m->ndeliv > 1) {
@@ -1136,6 +1176,8 @@ static int cond_holds(const world *w, const action *a) {
   case C_LIVE:
     return w->oks[a->x][a->y] > 0 && w->oks[a->y][a->x] > 0 &&
            in_flight(w, a->x, a->y) && in_flight(w, a->y, a->x);
+  case C_LIVE1:
+    return w->oks[a->x][a->y] > 0 && in_flight(w, a->x, a->y);
   case C_ALLPOSTED:
     return w->cursor == w->n_m && w->n_blocked == 0;
   default:
@@ -1226,6 +1268,7 @@ static void exec_action(world *w, const action *a) {
       ++w->cs->removes_busy;
     }
     cancel_call(w, a->x, 0, a->y);
+    ++w->removed[a->x][a->y];
     forget_pid(nx, nx->pid[a->y]);
     nx->has_peer[a->y] = 0;
     after_call(w, a->x);
@@ -1376,8 +1419,7 @@ static void world_reset(world *w, const cfg *c, cstats *cs, int trace) {
     w->pfree[w->n_pfree++] = w->pool_cap - 1 - i;
   }
   w->order = 0;
-  w->n_recs = 0;
-  w->n_rec_seen = 0;
+  w->n_rec_seen = w->n_hs_seen = 0;
   memset(w->seen, 0, sizeof(w->seen));
   w->sweep_done = 0;
   w->cursor = w->n_blocked = w->n_open = 0;
@@ -1391,6 +1433,7 @@ static void world_reset(world *w, const cfg *c, cstats *cs, int trace) {
   memset(w->remote_new, 0, sizeof(w->remote_new));
   memset(w->gaveup, 0, sizeof(w->gaveup));
   memset(w->oks, 0, sizeof(w->oks));
+  memset(w->removed, 0, sizeof(w->removed));
   w->n_fx = 0;
   w->next_act = 0;
   w->last_exec = 0;
@@ -1567,6 +1610,10 @@ static void print_cfg(const cfg *c) {
                     c->late[j] ? ", receiver posts late" : "");
       }
     }
+  }
+  for (i = 0; i < c->n_pause; ++i) {
+    print_error("  pause %u->%u: %" PRIu64 "..%" PRIu64 "\n", c->pause[i].from,
+                c->pause[i].to, c->pause[i].a, c->pause[i].b);
   }
   for (i = 0; i < c->n_acts; ++i) {
     const action *a = &c->acts[i];
@@ -1764,15 +1811,34 @@ static void draw_readd(cfg *c, uint64_t *s) {
   c->n_nodes = unif(s) < 0.3 ? 3 : 2;
   both_ways(c, s, 8, 30);
   c->p_dup = unif(s) < 0.5 ? 0 : unif(s) * 0.1;
+  c->p_hs_late = unif(s) < 0.5 ? 0 : 0.2;
   c->p_replay = 0.3;
   c->replay_span = 20 * SRD_MS;
   sp = send_span(c);
   events = unif(s) < 0.7 ? 1 : 2;
+  if (unif(s) < 0.3) {
+    /* One way only, from the side that removes: the other has no data
+       of its own that would make it find out about the new session. */
+    events = 1;
+    c->n_msgs[1][0] = 0;
+  }
   for (e = 0; e < events; ++e) {
     int x = (int)pick(s, 0, 1), y = !x;
-    action *a =
-        add_act(c, A_REMOVE, x, y, span(s, sp / 10, sp * 9 / 10), e > 0);
-    a->cond = unif(s) < 0.8 ? C_LIVE : C_BOTHWAYS;
+    action *a;
+    if (c->n_msgs[1][0] == 0) {
+      x = 0;
+      y = 1;
+    }
+    a = add_act(c, A_REMOVE, x, y, span(s, sp / 10, sp * 9 / 10), e > 0);
+    a->cond = c->n_msgs[1][0] == 0 ? C_LIVE1
+              : unif(s) < 0.8      ? C_LIVE
+                                   : C_BOTHWAYS;
+    if (e == 0 && unif(s) < 0.3) {
+      /* In the middle of the first handshake: answers to the old session
+         still on their way while the new one forms. */
+      a->at = span(s, 0, 60 * SRD_US);
+      a->cond = C_NONE;
+    }
     a->wait = 2 * SRD_MS;
     add_act(c, A_READD, x, y, unif(s) < 0.5 ? 0 : span(s, 1, 2 * SRD_MS), 1);
   }
@@ -1787,6 +1853,7 @@ static void draw_restart(cfg *c, uint64_t *s) {
   both_ways(c, s, 8, 30);
   c->p_dup = unif(s) < 0.5 ? 0 : unif(s) * 0.05;
   c->p_replay = unif(s) < 0.5 ? 0.3 : 1.0;
+  c->p_hs_late = unif(s) < 0.5 ? 0 : 0.2;
   c->replay_span = span(s, 1 * SRD_MS, 30 * SRD_MS);
   sp = send_span(c);
   events = unif(s) < 0.75 ? 1 : 2;
@@ -1796,6 +1863,11 @@ static void draw_restart(cfg *c, uint64_t *s) {
     action *a =
         add_act(c, A_DOWN, r, other, span(s, sp / 10, sp * 9 / 10), e > 0);
     a->cond = unif(s) < 0.8 ? C_LIVE : C_BOTHWAYS;
+    if (e == 0 && unif(s) < 0.3) {
+      /* In the middle of the first handshake (as in draw_readd). */
+      a->at = span(s, 0, 60 * SRD_US);
+      a->cond = C_NONE;
+    }
     a->wait = 2 * SRD_MS;
     a->arg = unif(s) < 0.5; /* flush first, else crash */
     add_act(c, A_UP, r, 0, unif(s) < 0.3 ? 0 : span(s, 1, 5 * SRD_MS), 1);
@@ -1858,16 +1930,22 @@ static void draw_deep_reorder(cfg *c, uint64_t *s) {
   if (u < 0.3) {
     /* Pauses (a PFC pause storm, a rerouting stall): everything one way
        is held for a while, then arrives at once, behind what was sent
-       after.  At most 20 ms: 100 us doubling, about 8 timeouts, well
-       within the 17 tries and the 17 silent timeouts of the budget. */
+       after.  One or two, at most 20 ms each, apart by 5 ms or more: in a
+       pause nothing comes back, so the timeout backs off undisturbed from
+       100 us, about 8 timeouts, within the 17 tries and the 17 silent
+       timeouts of the budget, and the gap lets every held answer in.
+       (Overlapping pauses release stale ACKs in the middle of a stall,
+       which reset the backoff: then 17 tries take 16 ms, and the budget
+       is not what these runs test.) */
     uint32_t k;
-    srd_duration sp = send_span(c);
-    c->n_pause = (uint32_t)pick(s, 1, 3);
+    srd_tstamp t = span(s, 0, send_span(c) + 100 * SRD_US);
+    c->n_pause = (uint32_t)pick(s, 1, 2);
     for (k = 0; k < c->n_pause; ++k) {
       c->pause[k].from = (uint8_t)pick(s, 0, 1);
       c->pause[k].to = (uint8_t)!c->pause[k].from;
-      c->pause[k].a = span(s, 0, sp + 100 * SRD_US);
-      c->pause[k].b = c->pause[k].a + span(s, 500 * SRD_US, 20 * SRD_MS);
+      c->pause[k].a = t;
+      c->pause[k].b = t + span(s, 500 * SRD_US, 20 * SRD_MS);
+      t = c->pause[k].b + span(s, 5 * SRD_MS, 20 * SRD_MS);
     }
   } else if (c->n_paths >= 2 && u < 0.65) {
     /* Slow paths: every datagram on them, both ways (ACKs return on the
@@ -1951,7 +2029,7 @@ static void run_class(int cls) {
   uint32_t runs = env && *env ? (uint32_t)strtoul(env, NULL, 0)
                               : classes[cls].runs,
            run, first = 0, reported = 0;
-  int trace = tr && *tr && *tr != '0';
+  int trace = tr && *tr ? atoi(tr) : 0;
   cstats cs;
   int i;
 
@@ -2056,7 +2134,7 @@ static int setup(void **state) {
   W.pool = malloc(W.pool_cap * sizeof(wpkt));
   W.pfree = malloc(W.pool_cap * sizeof(uint32_t));
   W.heap = malloc(W.pool_cap * sizeof(hent));
-  W.recs = malloc(REC_CAP * sizeof(wpkt));
+  W.recs = malloc((REC_CAP + HS_REC_CAP) * sizeof(wpkt));
   assert_non_null(W.pool);
   assert_non_null(W.pfree);
   assert_non_null(W.heap);
