@@ -101,6 +101,9 @@
 #define TAG_MAGIC 0x47535244u
 #define STEP_CAP 400000u
 #define SAME_TIME_CAP 50000u
+/* CLASS_STEP_CAP bounds a whole class (about 10x what one takes), so that
+   an engine that hangs in every run fails in a minute, not in hours. */
+#define CLASS_STEP_CAP 60000000u
 #define MAX_REPORTS 5 /* failing runs printed per class */
 
 /* What the adversary needs to know of the wire format to tell sample
@@ -2060,6 +2063,12 @@ static void run_class(int cls) {
     }
     nv = run_one(&c, &cs, trace);
     ++cs.runs;
+    if (cs.steps > CLASS_STEP_CAP && run + 1 < runs) {
+      print_error("%s: step budget spent after %u runs\n", classes[cls].name,
+                  run + 1);
+      ++cs.failed;
+      break;
+    }
     if (nv > 0) {
       ++cs.failed;
       if (reported++ < MAX_REPORTS) {
