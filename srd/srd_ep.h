@@ -22,6 +22,9 @@
 #include "srd_rtb.h"
 #include "srd_rtt.h"
 
+/* SRD_GONE_MAX is how many replaced incarnations a peer slot remembers. */
+#define SRD_GONE_MAX 8
+
 /* SRD_NIL ends index-linked lists. */
 #define SRD_NIL UINT32_MAX
 
@@ -139,6 +142,12 @@ typedef struct srd_peer {
   uint16_t hs_path;
   uint16_t reply_path;
   uint64_t echo_cookie;      /* put in our data until the peer acknowledges */
+  /* The peer incarnations this slot had sessions with and replaced (a
+     ring): never established again, so that no packet of a session that
+     ended, however late, can be taken into a new one with the same pair
+     of ids (its message ids would start where the old ones did). */
+  uint32_t gone[SRD_GONE_MAX];
+  uint32_t n_gone;
   int responsive;            /* the peer has acknowledged something */
   srd_tstamp last_stale_req; /* rate limit for re-handshakes */
 

@@ -544,6 +544,19 @@ static uint32_t mix(uint32_t a, uint32_t b) {
 /* establish makes |conn| the peer's proven incarnation.  A different one
    than before means the peer restarted: what was in flight with the old
    one ends in SRD_ERR_PEER_RESET (sends) or SRD_ERR_ABORTED (receives). */
+/* gone says whether |conn| is an incarnation of the peer that a later one
+   replaced. */
+static int gone(const srd_peer *p, uint32_t conn) {
+  uint32_t i;
+
+  for (i = 0; i < p->n_gone && i < SRD_GONE_MAX; ++i) {
+    if (p->gone[i] == conn) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 SRD_COLD static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
                                const srd_pkt_hs *params, srd_tstamp now) {
   uint32_t tx_base, rx_base;
@@ -553,7 +566,18 @@ SRD_COLD static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
   }
   if (srd_established(p)) {
     srd_ep_log(ep, now, SRD_LOG_PEER_RESET, p->id, -1, p->peer_conn, conn);
+    p->gone[p->n_gone++ % SRD_GONE_MAX] = p->peer_conn;
   }
+  /* Whatever the handshake had outstanding with other incarnations is
+     moot now: a late answer to our request, or a late echo of a cookie
+     given to another incarnation, would otherwise take the session back
+     to one that may be dead. */
+  if (p->cookie != 0 && p->cookie_conn != conn) {
+    p->cookie = 0;
+    p->want_resp = 0;
+  }
+  p->req_nonce = 0;
+  p->want_req = 0;
   srd_tx_session_reset(ep, p, now);
   srd_rx_session_reset(ep, p, SRD_ERR_ABORTED, now);
   p->peer_conn = conn;
@@ -584,6 +608,12 @@ SRD_COLD static void confirm_cookie(srd_ep *ep, srd_peer *p, srd_tstamp now) {
 
 SRD_COLD static int on_hs_req(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
                               srd_tstamp now) {
+  if (gone(p, pkt->c.src_conn)) {
+    /* A late request of an incarnation that was replaced: answering it
+       would take the cookie from the one that replaced it. */
+    srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_CONN, SRD_PKT_HS_REQ);
+    return SRD_ERR_STALE;
+  }
   srd_ep_log(ep, now, SRD_LOG_HANDSHAKE, p->id, -1, SRD_PKT_HS_REQ,
              pkt->c.src_conn);
   /* Answer with a fresh cookie; a repeated request from the same
@@ -606,7 +636,7 @@ SRD_COLD static int on_hs_req(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
 SRD_COLD static int on_hs_resp(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
                                srd_tstamp now) {
   if (pkt->c.dst_conn != p->local_conn || p->req_nonce == 0 ||
-      pkt->u.hs.echo != p->req_nonce) {
+      pkt->u.hs.echo != p->req_nonce || gone(p, pkt->c.src_conn)) {
     srd_ep_drop(ep, now, p->id, SRD_DROP_BAD_CONN, SRD_PKT_HS_RESP);
     return SRD_ERR_STALE;
   }
@@ -642,8 +672,11 @@ SRD_COLD static int on_hs_confirm(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
   return 0;
 }
 
-/* stale_dst: a packet for an earlier incarnation of this endpoint.  The
-   sender still believes in it; a handshake tells it we restarted. */
+/* stale_dst: a packet for an earlier incarnation of this endpoint, or
+   from an incarnation of the peer that we have no session with but that
+   believes it has one (its proof, the cookie, was lost or replaced).  A
+   handshake of our own, answered only by the incarnation live at the
+   peer's address, sets both sides straight; one per RTO at most. */
 SRD_COLD static void stale_dst(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   if (p->req_nonce != 0 ||
       (p->last_stale_req && now - p->last_stale_req < srd_ep_rto(ep, p))) {
@@ -690,6 +723,12 @@ int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
       srd_ep_drop(ep, now, p->id,
                   srd_established(p) ? SRD_DROP_BAD_CONN : SRD_DROP_NO_SESSION,
                   pkt->c.type);
+      /* An incarnation that thinks it has a session with us and has not:
+         find out who is live at the peer's address (a replaced one is
+         only ignored). */
+      if (!gone(p, pkt->c.src_conn)) {
+        stale_dst(ep, p, now);
+      }
       return SRD_ERR_STALE;
     }
   }
