@@ -141,7 +141,7 @@ typedef struct srd_peer {
      unanswered one counts as a loss there and retries steer away. */
   uint16_t hs_path;
   uint16_t reply_path;
-  uint64_t echo_cookie;      /* put in our data until the peer acknowledges */
+  uint64_t echo_cookie; /* put in our data until the peer acknowledges */
   /* The peer incarnations this slot had sessions with and replaced (a
      ring): never established again, so that no packet of a session that
      ended, however late, can be taken into a new one with the same pair

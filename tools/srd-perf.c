@@ -189,8 +189,8 @@ static void usage(FILE *f) {
       prog, prog, prog, DEFAULT_PORT);
 }
 
-/* parsed_argv is the rewritten argument vector: the options point into
-   it for the whole run; a usage error frees it on the way out. */
+/* parsed_argv is the argument vector parse_args rewrites, while it
+   exists: a usage error frees it on the way out. */
 static char **parsed_argv;
 
 static void die_usage(const char *fmt, ...)
@@ -639,6 +639,7 @@ static void parse_args(opts *o, int argc, char **argv) {
     o->host = av[optind];
   }
   free(av);
+  parsed_argv = NULL;
   if (!o->server && !o->loopback && o->host == NULL) {
     die_usage("no server given: srd-perf SERVER, srd-perf -s, or "
               "srd-perf --loopback");
