@@ -128,6 +128,10 @@ typedef struct netsim_rng {
    stream (NETSIM_STREAM_LINK) so that turning bit errors on leaves the
    loss draws as they were. */
 #define NETSIM_STREAM_CORRUPT 4u
+/* NETSIM_STREAM_DUP is a link's duplication stream, apart from the other
+   two so that turning duplication on leaves the loss and bit-error draws
+   as they were. */
+#define NETSIM_STREAM_DUP 5u
 #define NETSIM_STREAM_USER 16u
 
 /* netsim_rng_init seeds |rng| with the stream |id| of class |cls| derived
@@ -305,6 +309,11 @@ typedef struct netsim_flowkey {
 #define NETSIM_PKT_CORRUPT 0x08u
 /* NETSIM_PKT_BITERR is either: the packet was hit by a bit error. */
 #define NETSIM_PKT_BITERR (NETSIM_PKT_FLIPPED | NETSIM_PKT_CORRUPT)
+/* NETSIM_PKT_DUP: the packet is a copy a duplicating link made
+   (netsim_link_set_dup).  It is for counting only: a receiver must treat
+   the copy as the packet it copies, as a real one cannot tell them apart.
+   netsim_host_send clears it. */
+#define NETSIM_PKT_DUP 0x10u
 
 /* NETSIM_PKT_INLINE is how many payload bytes a packet carries in itself
    (a transport's header, typically), with no pool buffer. */
@@ -318,8 +327,8 @@ typedef struct netsim_pkt {
   /* Line 0, the 64 bytes a hop touches (packets are 64-byte aligned). */
   /* key is the 5-tuple. */
   NETSIM_ALIGN64 netsim_flowkey key;
-  /* flags holds NETSIM_PKT_ECT, NETSIM_PKT_CE and the bit-error flags
-     (NETSIM_PKT_FLIPPED, NETSIM_PKT_CORRUPT). */
+  /* flags holds NETSIM_PKT_ECT, NETSIM_PKT_CE, the bit-error flags
+     (NETSIM_PKT_FLIPPED, NETSIM_PKT_CORRUPT) and NETSIM_PKT_DUP. */
   uint8_t flags;
   /* hops counts the links the packet has crossed since it was sent. */
   uint16_t hops;
@@ -581,12 +590,31 @@ void netsim_sim_set_drop_cb(netsim_sim *sim, netsim_drop_cb cb, void *user,
                             netsim_drop_cb *prev, void **prev_user);
 
 /* netsim_tap_cb sees every packet as it reaches the end of |link| (for
-   pcap and tracing); it must not keep or change |pkt|. */
+   pcap and tracing), and a duplicating link's copy when it is delivered
+   (NETSIM_PKT_DUP set); it must not keep or change |pkt|. */
 typedef void (*netsim_tap_cb)(netsim_sim *sim, const netsim_pkt *pkt,
                               const netsim_link *link, void *user);
 
 /* netsim_sim_set_tap installs |cb| (NULL to remove). */
 void netsim_sim_set_tap(netsim_sim *sim, netsim_tap_cb cb, void *user);
+
+/* netsim_dup_cb is told of each copy a duplicating link makes
+   (netsim_link_set_dup), when it makes it: |copy| is a clone of |orig|
+   (every field a transport fills, and the carried bytes, copied;
+   NETSIM_PKT_DUP set).  A transport whose packets refer to state of its
+   own outside them (|flow| or |tag| naming a buffer, say) duplicates that
+   state here, or refuses the copy.  Return 0 to let the copy go; anything
+   else has netsim free it unsent, counted as dup_skipped (the drop
+   callback is not told).  It must not keep |copy| or send either packet,
+   and it passes the packets it does not own to the previous callback. */
+typedef int (*netsim_dup_cb)(netsim_sim *sim, const netsim_pkt *orig,
+                             netsim_pkt *copy, void *user);
+
+/* netsim_sim_set_dup_cb installs |cb| (NULL to remove) and returns the
+   previous one in |*prev| and |*prev_user| (either may be NULL), so that
+   hooks can chain. */
+void netsim_sim_set_dup_cb(netsim_sim *sim, netsim_dup_cb cb, void *user,
+                           netsim_dup_cb *prev, void **prev_user);
 
 /* netsim_sim_stats counts what happened in the whole network. */
 typedef struct netsim_sim_stats {
@@ -611,6 +639,11 @@ typedef struct netsim_sim_stats {
   /* corrupted counts packets hit by bit errors, once per link that hit
      them (netsim_link_set_ber); they were delivered, not dropped. */
   uint64_t corrupted;
+  /* duplicated counts the copies duplicating links made
+     (netsim_link_set_dup), dup_skipped the copies they drew but could not
+     make (the packet pool was empty, or the dup callback refused). */
+  uint64_t duplicated;
+  uint64_t dup_skipped;
 } netsim_sim_stats;
 
 /* netsim_sim_get_stats copies the counters into |st|. */
@@ -645,6 +678,10 @@ typedef struct netsim_link_info {
   double loss;
   /* ber is the bit-error rate (netsim_link_set_ber). */
   double ber;
+  /* dup is the duplication probability and dup_delay how much later a
+     copy follows its original (netsim_link_set_dup). */
+  double dup;
+  netsim_time dup_delay;
   /* up is 1 if the link carries packets. */
   int up;
   /* routed is 1 if routing uses the link (lags |up| by reconvergence). */
@@ -678,6 +715,13 @@ typedef struct netsim_link_stats {
      bit error, bit_errors the errors (a packet may take several). */
   uint64_t corrupted;
   uint64_t bit_errors;
+  /* duplicated counts the copies the link made (netsim_link_set_dup),
+     dup_skipped those it drew but could not make (no packet or payload
+     buffer in the pool, or the dup callback refused); dup_pending is how
+     many copies are waiting for their time now. */
+  uint64_t duplicated;
+  uint64_t dup_skipped;
+  uint32_t dup_pending;
 } netsim_link_stats;
 
 /* netsim_link_get_info describes |link| in |info|. */
@@ -719,6 +763,25 @@ int netsim_link_set_loss(netsim_link *link, double p);
    NETSIM_PKT_CORRUPT.  The packet is delivered; the link counts it.
    Returns 0 or NETSIM_ERR_INVAL. */
 int netsim_link_set_ber(netsim_link *link, double ber);
+
+/* netsim_link_set_dup makes one direction duplicate packets: each packet
+   that reaches the far end (and is not lost there) is duplicated with
+   probability |p| (0 to 1; 0 turns duplication off), drawn from the
+   link's own random stream NETSIM_STREAM_DUP, and the copy is delivered
+   to the same next hop (switch or host) exactly |delay| (up to 1000 s)
+   after the original.  The copy models a duplicate made in the fabric
+   after the link (a switch or a link layer that sends a frame twice): it
+   bypasses the link's queue and rate, so it takes no room and no time on
+   the link, and it is neither lost nor hit by bit errors again (a packet
+   corrupted on the link is copied as it arrived).  It is a clone of the
+   packet from the pool, its carried bytes copied and NETSIM_PKT_DUP set;
+   if the pool has no packet or payload buffer for it, the copy is
+   skipped and counted (dup_skipped).  Copies keep their order in time
+   whatever |delay| becomes later; those already made keep their time.
+   The dup callback (netsim_sim_set_dup_cb) sees each copy.  Returns 0,
+   NETSIM_ERR_INVAL or NETSIM_ERR_NOMEM (the event list could not make
+   room for the link's copy timer). */
+int netsim_link_set_dup(netsim_link *link, double p, netsim_time delay);
 
 /* netsim_link_set_queue sets the queue's byte limit and ECN threshold (0:
    none).  Returns 0 or NETSIM_ERR_INVAL. */
@@ -780,8 +843,8 @@ void netsim_host_set_rx(netsim_host *host, netsim_host_rx_cb cb, void *user);
 
 /* netsim_host_send queues |pkt| on the host's NIC; ownership passes to
    netsim whatever happens.  The caller fills key, size (>= 1), flags, flow,
-   tag and payload; the bit-error flags are cleared.  Returns 0,
-   NETSIM_ERR_INVAL (size 0: the packet is freed), or NETSIM_ERR_DROPPED (NIC
+   tag and payload; the bit-error flags and NETSIM_PKT_DUP are cleared.  Returns
+   0, NETSIM_ERR_INVAL (size 0: the packet is freed), or NETSIM_ERR_DROPPED (NIC
    queue full or link down: counted, the drop callback told, the packet freed).
  */
 int netsim_host_send(netsim_sim *sim, netsim_host *host, netsim_pkt *pkt);
@@ -961,6 +1024,19 @@ int netsim_fault_ber(netsim_sim *sim, uint32_t link_id, double ber);
    NETSIM_ERR_INVAL. */
 int netsim_fault_ber_all(netsim_sim *sim, double ber, int fabric_only);
 
+/* netsim_fault_dup makes both directions of the cable duplicate packets
+   with probability |p|, each copy |delay| after its original
+   (netsim_link_set_dup), now.  Returns 0, NETSIM_ERR_NOENT,
+   NETSIM_ERR_INVAL or NETSIM_ERR_NOMEM. */
+int netsim_fault_dup(netsim_sim *sim, uint32_t link_id, double p,
+                     netsim_time delay);
+
+/* netsim_fault_dup_all does the same on every link now (with
+   |fabric_only|, only on switch-to-switch links).  Returns 0,
+   NETSIM_ERR_INVAL or NETSIM_ERR_NOMEM. */
+int netsim_fault_dup_all(netsim_sim *sim, double p, netsim_time delay,
+                         int fabric_only);
+
 /* ------------------------------------------------------------------------ */
 /* Built-in traffic (tests and the benchmark; transports come later)        */
 
@@ -1021,6 +1097,10 @@ typedef struct netsim_flow_stats {
   netsim_time last_rx;
   /* latency_sum: the sum of one-way delays of delivered packets. */
   netsim_time latency_sum;
+  /* dup_rx: copies made by duplicating links (NETSIM_PKT_DUP) that
+     reached dst; they are not counted above, and a window flow takes no
+     credit from them (nor from a copy's drop). */
+  uint64_t dup_rx;
 } netsim_flow_stats;
 
 /* netsim_traffic_new creates a traffic generator for up to |max_flows|

@@ -186,3 +186,38 @@ int netsim_fault_ber_all(netsim_sim *sim, double ber, int fabric_only) {
   }
   return 0;
 }
+
+int netsim_fault_dup(netsim_sim *sim, uint32_t link_id, double p,
+                     netsim_time delay) {
+  netsim_link *a;
+  int rv;
+
+  if (link_id >= sim->n_links) {
+    return NETSIM_ERR_NOENT;
+  }
+  a = sim->links[link_id];
+  rv = netsim_link_set_dup(a, p, delay);
+  if (rv == 0) {
+    rv = netsim_link_set_dup(sim->links[a->peer], p, delay);
+  }
+  return rv;
+}
+
+int netsim_fault_dup_all(netsim_sim *sim, double p, netsim_time delay,
+                         int fabric_only) {
+  uint32_t i;
+  int rv;
+
+  if (!(p >= 0.0 && p <= 1.0) || delay > 1000 * NETSIM_S) {
+    return NETSIM_ERR_INVAL;
+  }
+  for (i = 0; i < sim->n_links; ++i) {
+    if (!fabric_only || sim->links[i]->fabric) {
+      rv = netsim_link_set_dup(sim->links[i], p, delay);
+      if (rv != 0) {
+        return rv;
+      }
+    }
+  }
+  return 0;
+}

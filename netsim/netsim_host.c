@@ -15,7 +15,7 @@ int netsim_host_send(netsim_sim *sim, netsim_host *host, netsim_pkt *pkt) {
   pkt->uid = ++sim->next_uid;
   pkt->t_sent = sim->evl->now;
   pkt->hops = 0;
-  pkt->flags &= (uint8_t)~NETSIM_PKT_BITERR;
+  pkt->flags &= (uint8_t) ~(NETSIM_PKT_BITERR | NETSIM_PKT_DUP);
   ++sim->st.sent;
   if (host->nic == NULL) {
     netsim_sim_drop(sim, pkt, NETSIM_DROP_NO_ROUTE, NULL);

@@ -21,6 +21,15 @@
  * packet.  A packet of n bits is hit with probability 1 - (1 - ber)^n,
  * independently of the packets before it (the geometric distribution has
  * no memory), and a clean packet costs a subtraction, no random draw.
+ *
+ * Duplication.  A packet that reached the far end (and was not lost there)
+ * is copied with probability |dup|, drawn from the link's duplication
+ * stream.  The copy is a duplicate made in the fabric after the link, so
+ * it waits |dup_delay| outside the queue and the serialiser, in a list of
+ * its own kept in time order, and goes to the same next hop when its time
+ * comes: one more timer per duplicating link, not an event per copy (a
+ * delay of seconds at tens of Gb/s holds thousands of copies, more than
+ * the pool of one-shot events).
  */
 #include "netsim_link.h"
 
@@ -34,6 +43,8 @@
 
 static void link_arrive(netsim_evl *evl, netsim_timer *tm, void *ctx,
                         uint64_t arg);
+static void dup_fire(netsim_evl *evl, netsim_timer *tm, void *ctx,
+                     uint64_t arg);
 
 int netsim_linkcfg_check(const netsim_linkcfg *cfg) {
   if (cfg == NULL || cfg->rate_bps == 0 || cfg->rate_bps > NETSIM_RATE_MAX ||
@@ -78,6 +89,8 @@ void netsim_link_init(netsim_link *l, netsim_sim *sim, uint32_t id,
   set_rate(l, cfg->rate_bps);
   netsim_rng_init(&l->rng, sim->set.seed, NETSIM_STREAM_LINK, id);
   netsim_rng_init(&l->ber_rng, sim->set.seed, NETSIM_STREAM_CORRUPT, id);
+  netsim_rng_init(&l->dup_rng, sim->set.seed, NETSIM_STREAM_DUP, id);
+  netsim_timer_init(&l->dup_tm, dup_fire, l, id);
   l->up = 1;
   l->routed = 1;
 }
@@ -192,6 +205,90 @@ static void link_corrupt(netsim_sim *sim, netsim_link *l, netsim_pkt *p) {
                        l->id);
 }
 
+/* forward hands |p|, at the far end of |l|, to the node there. */
+static void forward(netsim_sim *sim, netsim_link *l, netsim_pkt *p) {
+  netsim_node *to = l->to;
+
+  if (to->kind == NETSIM_NODE_SWITCH) {
+    netsim_switch_forward(sim, (netsim_switch *)to, p);
+  } else {
+    netsim_host_deliver(sim, (netsim_host *)to, p);
+  }
+}
+
+/* link_dup draws whether |p|, which reached the far end, is duplicated,
+   and if so queues its copy for dup_delay later (netsim_link_set_dup). */
+static void link_dup(netsim_sim *sim, netsim_link *l, const netsim_pkt *p) {
+  netsim_time due = sim->evl->now + l->dup_delay;
+  netsim_pkt *c, **pp;
+  int rv;
+
+  if (l->dup_thresh != UINT64_MAX &&
+      netsim_rng_next(&l->dup_rng) >= l->dup_thresh) {
+    return;
+  }
+  if (netsim_pkt_clone(sim->pool, p, &c) != 0) {
+    ++l->dup_skipped;
+    ++sim->st.dup_skipped;
+    return;
+  }
+  c->flags |= NETSIM_PKT_DUP;
+  c->next = NULL;
+  c->t_arr = due;
+  if (sim->dup_cb && sim->dup_cb(sim, p, c, sim->dup_user) != 0) {
+    netsim_pkt_free(sim->pool, c);
+    ++l->dup_skipped;
+    ++sim->st.dup_skipped;
+    return;
+  }
+  ++l->duplicated;
+  ++sim->st.duplicated;
+  netsim_sim_trace(sim, sim->evl->now, (0xDULL << 60) ^ (p->uid << 24) ^ l->id);
+  /* In time order, after every copy due at the same time: at the tail,
+     unless the delay was shortened since the tail was queued. */
+  if (l->dup_tail == NULL || l->dup_tail->t_arr <= due) {
+    pp = l->dup_tail ? &l->dup_tail->next : &l->dup_head;
+  } else {
+    for (pp = &l->dup_head; (*pp)->t_arr <= due; pp = &(*pp)->next) {
+    }
+  }
+  c->next = *pp;
+  *pp = c;
+  if (c->next == NULL) {
+    l->dup_tail = c;
+  }
+  ++l->dup_n;
+  if (l->dup_head == c) {
+    rv = netsim_evl_timer_set(sim->evl, &l->dup_tm, due);
+    /* netsim_link_set_dup made room for the timer. */
+    assert(rv == 0);
+    (void)rv;
+  }
+}
+
+/* dup_fire: the first waiting copy's time has come. */
+static void dup_fire(netsim_evl *evl, netsim_timer *tm, void *ctx,
+                     uint64_t arg) {
+  netsim_link *l = ctx;
+  netsim_sim *sim = l->sim;
+  netsim_pkt *c = l->dup_head;
+
+  assert(c && c->t_arr == evl->now);
+  l->dup_head = c->next;
+  if (l->dup_head == NULL) {
+    l->dup_tail = NULL;
+  } else {
+    netsim_evl_timer_set(evl, tm, l->dup_head->t_arr);
+  }
+  --l->dup_n;
+  c->next = NULL;
+  netsim_sim_trace(sim, evl->now, (0xEULL << 60) ^ (c->uid << 24) ^ arg);
+  if (sim->tap_cb) {
+    sim->tap_cb(sim, c, l, sim->tap_user);
+  }
+  forward(sim, l, c);
+}
+
 /* link_arrive: the FIFO's head reached the far end. */
 static void link_arrive(netsim_evl *evl, netsim_timer *tm, void *ctx,
                         uint64_t arg) {
@@ -199,7 +296,6 @@ static void link_arrive(netsim_evl *evl, netsim_timer *tm, void *ctx,
   netsim_sim *sim = l->sim;
   netsim_queue *q = &l->q;
   netsim_pkt *p;
-  netsim_node *to;
 
   {
     /* If the next event is an arrival too, its packet: the event list
@@ -234,12 +330,10 @@ static void link_arrive(netsim_evl *evl, netsim_timer *tm, void *ctx,
     netsim_sim_drop(sim, p, NETSIM_DROP_LOSS, l);
     return;
   }
-  to = l->to;
-  if (to->kind == NETSIM_NODE_SWITCH) {
-    netsim_switch_forward(sim, (netsim_switch *)to, p);
-  } else {
-    netsim_host_deliver(sim, (netsim_host *)to, p);
+  if (l->impair & NETSIM_LINK_DUP) {
+    link_dup(sim, l, p);
   }
+  forward(sim, l, p);
 }
 
 void netsim_link_set_up(netsim_sim *sim, netsim_link *l, int up) {
@@ -316,6 +410,29 @@ int netsim_link_set_ber(netsim_link *l, double ber) {
   return 0;
 }
 
+int netsim_link_set_dup(netsim_link *l, double p, netsim_time delay) {
+  netsim_sim *sim = l->sim;
+
+  if (!(p >= 0.0 && p <= 1.0) || delay > 1000 * NETSIM_S) {
+    return NETSIM_ERR_INVAL;
+  }
+  if (p > 0.0 && !l->dup_slot) {
+    /* Room for the copy timer, so that arming it never allocates. */
+    ++sim->n_dup_links;
+    if (netsim_sim_reserve_events(sim) != 0) {
+      --sim->n_dup_links;
+      return NETSIM_ERR_NOMEM;
+    }
+    l->dup_slot = 1;
+  }
+  l->dup = p;
+  l->dup_delay = delay;
+  l->dup_thresh = netsim_rng_threshold(p);
+  l->impair =
+      (l->impair & ~NETSIM_LINK_DUP) | (l->dup_thresh ? NETSIM_LINK_DUP : 0);
+  return 0;
+}
+
 int netsim_link_set_queue(netsim_link *l, uint64_t queue_bytes,
                           uint64_t ecn_bytes) {
   netsim_queue_set_limits(&l->q, queue_bytes, ecn_bytes);
@@ -346,6 +463,8 @@ void netsim_link_get_info(const netsim_link *l, netsim_link_info *info) {
   info->ecn_bytes = l->q.ecn;
   info->loss = l->loss;
   info->ber = l->ber;
+  info->dup = l->dup;
+  info->dup_delay = l->dup_delay;
   info->up = l->up;
   info->routed = l->routed;
 }
@@ -374,4 +493,7 @@ void netsim_link_get_stats(netsim_link *l, netsim_link_stats *st) {
   st->busy_until = l->busy_until;
   st->corrupted = l->corrupted;
   st->bit_errors = l->bit_errors;
+  st->duplicated = l->duplicated;
+  st->dup_skipped = l->dup_skipped;
+  st->dup_pending = l->dup_n;
 }

@@ -21,8 +21,9 @@ struct netsim_link {
   netsim_node *to;
   /* sim is the owning simulation. */
   netsim_sim *sim;
-  /* impair holds NETSIM_LINK_LOSSY and NETSIM_LINK_BER: whether an
-     arrival must look at the cold fields below (0 on a clean link). */
+  /* impair holds NETSIM_LINK_LOSSY, NETSIM_LINK_BER and NETSIM_LINK_DUP:
+     whether an arrival must look at the cold fields below (0 on a clean
+     link). */
   uint32_t impair;
   /* rx_bytes counts bytes that reached the far end. */
   uint64_t rx_bytes;
@@ -79,6 +80,27 @@ struct netsim_link {
   /* corrupted and bit_errors count packets hit and errors. */
   uint64_t corrupted;
   uint64_t bit_errors;
+  /* dup is the duplication probability, dup_thresh
+     netsim_rng_threshold(dup), dup_delay how much later a copy follows
+     its original (netsim_link_set_dup). */
+  double dup;
+  uint64_t dup_thresh;
+  netsim_time dup_delay;
+  /* dup_rng is the duplication stream (class NETSIM_STREAM_DUP, id). */
+  netsim_rng dup_rng;
+  /* dup_head and dup_tail are the copies waiting for their time, in time
+     order (linked by |next|, due at |t_arr|), dup_n how many; dup_tm
+     fires for the head (arg: the link's id).  dup_slot says the event
+     list has room for dup_tm (reserved when duplication is first set). */
+  netsim_pkt *dup_head;
+  netsim_pkt *dup_tail;
+  uint32_t dup_n;
+  uint8_t dup_slot;
+  netsim_timer dup_tm;
+  /* duplicated and dup_skipped count copies made and copies drawn but not
+     made. */
+  uint64_t duplicated;
+  uint64_t dup_skipped;
   /* peer is the reverse direction's id. */
   uint32_t peer;
   /* from_node, from_port, to_node, to_port: the endpoints. */
@@ -101,6 +123,7 @@ struct netsim_link {
 /* Bits of netsim_link.impair. */
 #define NETSIM_LINK_LOSSY 0x1u
 #define NETSIM_LINK_BER 0x2u
+#define NETSIM_LINK_DUP 0x4u
 
 /* netsim_link_new allocates a zeroed, 64-byte aligned link with |mem|.
    Returns NULL if out of memory. */

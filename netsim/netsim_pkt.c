@@ -166,3 +166,38 @@ int netsim_pkt_payload(netsim_pktpool *pool, netsim_pkt *pkt, uint32_t len,
   }
   return 0;
 }
+
+int netsim_pkt_clone(netsim_pktpool *pool, const netsim_pkt *src,
+                     netsim_pkt **pdst) {
+  const uint8_t *data = netsim_pkt_data(src);
+  netsim_pkt *p;
+  uint8_t *buf;
+  int rv;
+
+  rv = netsim_pkt_alloc(pool, &p);
+  if (rv != 0) {
+    return rv;
+  }
+  p->key = src->key;
+  p->flags = src->flags;
+  p->hops = src->hops;
+  p->size = src->size;
+  p->uid = src->uid;
+  p->flow = src->flow;
+  p->tag = src->tag;
+  p->t_sent = src->t_sent;
+  if (src->payload != NULL) {
+    /* A payload that fits inline goes there, wherever the original's is:
+       netsim_pkt_data finds it either way. */
+    rv = netsim_pkt_payload(pool, p, src->payload_len, &buf);
+    if (rv != 0) {
+      netsim_pkt_free(pool, p);
+      return rv;
+    }
+    if (data != NULL && src->payload_len > 0) {
+      memcpy(buf, data, src->payload_len);
+    }
+  }
+  *pdst = p;
+  return 0;
+}

@@ -36,4 +36,12 @@ struct netsim_pktpool {
   uint32_t pfresh;
 };
 
+/* netsim_pkt_clone takes a packet from |pool| and makes it a copy of
+   |src|: the 5-tuple, size, flags, hop count, uid, flow, tag, send time
+   and the payload_len carried bytes (inline if they fit, else in a pool
+   buffer of its own); the FIFO fields are not copied.  Returns 0, or
+   NETSIM_ERR_POOL (no packet or payload buffer: nothing is taken). */
+int netsim_pkt_clone(netsim_pktpool *pool, const netsim_pkt *src,
+                     netsim_pkt **pdst);
+
 #endif /* NETSIM_PKT_H */

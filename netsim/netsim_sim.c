@@ -309,16 +309,20 @@ int netsim_sim_connect(netsim_sim *sim, uint32_t a, uint32_t port_a, uint32_t b,
   return 0;
 }
 
+int netsim_sim_reserve_events(netsim_sim *sim) {
+  return netsim_evl_reserve(sim->evl, sim->n_links + sim->n_dup_links +
+                                          2 * sim->n_hosts + sim->evl->pool_n +
+                                          64);
+}
+
 int netsim_sim_build_routes(netsim_sim *sim) {
   int rv;
 
   if (sim->n_hosts == 0) {
     return NETSIM_ERR_STATE;
   }
-  /* One pending timer per link (its FIFO head) and per host (a transport's
-     timer), plus the pool: arming them never allocates afterwards. */
-  rv = netsim_evl_reserve(sim->evl, sim->n_links + 2 * sim->n_hosts +
-                                        sim->evl->pool_n + 64);
+  /* Arming the timers never allocates afterwards. */
+  rv = netsim_sim_reserve_events(sim);
   if (rv != 0) {
     return rv;
   }
@@ -382,6 +386,18 @@ void netsim_sim_set_drop_cb(netsim_sim *sim, netsim_drop_cb cb, void *user,
 void netsim_sim_set_tap(netsim_sim *sim, netsim_tap_cb cb, void *user) {
   sim->tap_cb = cb;
   sim->tap_user = user;
+}
+
+void netsim_sim_set_dup_cb(netsim_sim *sim, netsim_dup_cb cb, void *user,
+                           netsim_dup_cb *prev, void **prev_user) {
+  if (prev) {
+    *prev = sim->dup_cb;
+  }
+  if (prev_user) {
+    *prev_user = sim->dup_user;
+  }
+  sim->dup_cb = cb;
+  sim->dup_user = user;
 }
 
 void netsim_sim_get_stats(const netsim_sim *sim, netsim_sim_stats *st) {

@@ -72,6 +72,12 @@ struct netsim_sim {
   void *drop_user;
   netsim_tap_cb tap_cb;
   void *tap_user;
+  /* dup_cb and dup_user: the dup callback (netsim_sim_set_dup_cb). */
+  netsim_dup_cb dup_cb;
+  void *dup_user;
+  /* n_dup_links counts links that reserved an event slot for their copy
+     timer (netsim_link_set_dup). */
+  uint32_t n_dup_links;
 };
 
 /* netsim_sim_drop counts the drop of |pkt| for |why| at |link| (may be
@@ -90,6 +96,12 @@ static inline void netsim_sim_trace(netsim_sim *sim, uint64_t a, uint64_t b) {
   h ^= h >> 32;
   sim->trace = h;
 }
+
+/* netsim_sim_reserve_events makes the event list hold every timer that
+   may be pending at once: one per link (its FIFO head) and one per
+   duplicating link (its copies), two per host (a transport's), and the
+   pool.  Returns 0 or NETSIM_ERR_NOMEM. */
+int netsim_sim_reserve_events(netsim_sim *sim);
 
 /* netsim_sim_grow makes |*arr| (elements of |elt| bytes, capacity |*cap|)
    hold at least |need| elements, doubling.  Returns 0 or

@@ -179,6 +179,13 @@ static void flow_rx(netsim_sim *sim, netsim_host *host, netsim_pkt *p,
     netsim_pkt_free(sim->pool, p);
     return;
   }
+  if (p->flags & NETSIM_PKT_DUP) {
+    /* A duplicating link's copy: the window already took its credit
+       from the original. */
+    ++f->st.dup_rx;
+    netsim_pkt_free(sim->pool, p);
+    return;
+  }
   if (f->st.delivered == 0) {
     f->st.first_rx = now;
   }
@@ -210,6 +217,9 @@ static void flow_drop(netsim_sim *sim, const netsim_pkt *p,
       tr->prev_cb(sim, p, why, link, tr->prev_user);
     }
     return;
+  }
+  if (p->flags & NETSIM_PKT_DUP) {
+    return; /* a copy: its original is counted */
   }
   ++f->st.dropped;
   if (f->s.window) {

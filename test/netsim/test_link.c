@@ -609,6 +609,452 @@ static void test_link_ber_determinism(void **state) {
   ber_rec_fini(&d);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Duplication                                                              */
+
+/* dup_rec records, per tag, when the original and its copies arrived and
+   what they carried. */
+typedef struct dup_rec {
+  uint32_t cap;
+  uint64_t n, copies, bad;
+  netsim_time *t_orig, *t_copy;
+  uint32_t *n_copies;
+  uint64_t *uid;
+  uint64_t *digest; /* the original's bytes */
+  uint8_t *flags;   /* the original's flags, 0xFF until it arrives */
+} dup_rec;
+
+static uint64_t dup_digest(const netsim_pkt *p) {
+  const uint8_t *d = netsim_pkt_data(p);
+  uint64_t h = p->payload_len;
+  uint32_t i;
+
+  for (i = 0; d && i < p->payload_len; ++i) {
+    h = netsim_mix64(h ^ d[i]);
+  }
+  return h ^ ((uint64_t)p->size << 40) ^ ((uint64_t)p->flow << 20) ^
+         p->key.sport;
+}
+
+static void dup_rx(netsim_sim *sim, netsim_host *host, netsim_pkt *pkt,
+                   void *user) {
+  dup_rec *r = user;
+  uint64_t tag = pkt->tag;
+
+  (void)host;
+  ++r->n;
+  if (tag < r->cap) {
+    if (pkt->flags & NETSIM_PKT_DUP) {
+      ++r->copies;
+      if (r->n_copies[tag]++ == 0) {
+        r->t_copy[tag] = netsim_sim_now(sim);
+      }
+      /* A clone: the same packet, byte for byte. */
+      r->bad += r->t_orig[tag] == NETSIM_TIME_NONE || r->uid[tag] != pkt->uid ||
+                r->digest[tag] != dup_digest(pkt) ||
+                r->flags[tag] != (pkt->flags & ~NETSIM_PKT_DUP);
+    } else {
+      r->bad += r->t_orig[tag] != NETSIM_TIME_NONE;
+      r->t_orig[tag] = netsim_sim_now(sim);
+      r->uid[tag] = pkt->uid;
+      r->digest[tag] = dup_digest(pkt);
+      r->flags[tag] = pkt->flags;
+    }
+  }
+  netsim_sim_pkt_free(sim, pkt);
+}
+
+static void dup_rec_init(dup_rec *r, uint32_t cap) {
+  uint32_t i;
+
+  memset(r, 0, sizeof(*r));
+  r->cap = cap;
+  r->t_orig = malloc(cap * sizeof(*r->t_orig));
+  r->t_copy = malloc(cap * sizeof(*r->t_copy));
+  r->n_copies = calloc(cap, sizeof(*r->n_copies));
+  r->uid = calloc(cap, sizeof(*r->uid));
+  r->digest = calloc(cap, sizeof(*r->digest));
+  r->flags = malloc(cap);
+  assert_non_null(r->flags);
+  memset(r->flags, 0xFF, cap);
+  assert_non_null(r->t_orig);
+  assert_non_null(r->t_copy);
+  assert_non_null(r->n_copies);
+  assert_non_null(r->uid);
+  assert_non_null(r->digest);
+  for (i = 0; i < cap; ++i) {
+    r->t_orig[i] = r->t_copy[i] = NETSIM_TIME_NONE;
+  }
+}
+
+static void dup_rec_fini(dup_rec *r) {
+  free(r->t_orig);
+  free(r->t_copy);
+  free(r->n_copies);
+  free(r->uid);
+  free(r->digest);
+  free(r->flags);
+}
+
+/* dup_run sends |n| packets (tags tag0...) of |size| bytes carrying
+   |carried| pattern bytes, in bursts the pool holds, and runs until the
+   copies (|delay| later) are in too. */
+static void dup_run(netsim_sim *sim, uint32_t n, uint32_t size,
+                    uint32_t carried, uint64_t tag0, netsim_time delay) {
+  uint32_t i;
+
+  for (i = 0; i < n; ++i) {
+    ber_send(sim, size, carried, tag0 + i);
+    if (i % 256 == 255 || i == n - 1) {
+      netsim_sim_run_until(sim, netsim_sim_now(sim) + NETSIM_MS + delay);
+    }
+  }
+}
+
+static void test_link_dup_rate(void **state) {
+  enum { N = 20000 };
+  uint64_t seed = tu_seed("test_link_dup_rate");
+  static const double ps[2] = {0.02, 0.3};
+  uint32_t k;
+
+  (void)state;
+  for (k = 0; k < 2; ++k) {
+    netsim_sim *sim = ber_net(seed + k);
+    netsim_link *l0 = netsim_sim_link(sim, 0);
+    const double p = ps[k];
+    netsim_link_stats ls, ls3;
+    netsim_link_info info;
+    netsim_sim_stats st;
+    uint32_t i, twice = 0;
+    dup_rec r;
+
+    dup_rec_init(&r, N);
+    netsim_host_set_rx(netsim_sim_host(sim, 1), dup_rx, &r);
+    NS_OK(netsim_link_set_dup(l0, p, 5 * NETSIM_US));
+    netsim_link_get_info(l0, &info);
+    assert_true(info.dup == p && info.dup_delay == 5 * NETSIM_US);
+    dup_run(sim, N, 1500, 0, 0, 5 * NETSIM_US);
+    netsim_link_get_stats(l0, &ls);
+    netsim_link_get_stats(netsim_sim_link(sim, 3), &ls3);
+    netsim_sim_get_stats(sim, &st);
+    for (i = 0; i < N; ++i) {
+      twice += r.n_copies[i] > 1;
+    }
+    /* Every original arrived once, every copy once, after it. */
+    tu_assert(r.bad == 0 && twice == 0);
+    tu_assert(r.n == N + r.copies && r.copies == ls.duplicated);
+    tu_assert(st.duplicated == ls.duplicated && st.dup_skipped == 0);
+    tu_assert(ls.dup_skipped == 0 && ls.dup_pending == 0);
+    /* The copies bypassed the link (its counts are the originals'), and
+       the next link (switch to host 1) carried them as any packet. */
+    tu_assert(ls.rx_pkts == N && ls.enq_pkts == N);
+    tu_assert(ls3.rx_pkts == N + r.copies && ls3.duplicated == 0);
+    /* A binomial(N, p): within 5 standard deviations. */
+    tu_assert(within((double)r.copies, N * p, sqrt(N * p * (1 - p))));
+    dup_rec_fini(&r);
+    netsim_sim_del(sim);
+  }
+}
+
+static void test_link_dup_delay(void **state) {
+  enum { N = 3000 };
+  uint64_t seed = tu_seed("test_link_dup_delay");
+  netsim_linkcfg slow = cfg(NETSIM_GBPS(1), 3 * NETSIM_US, 1ull << 40);
+  netsim_sim *sim;
+  netsim_link *l2;
+  netsim_link_stats ls;
+  uint32_t i, bad = 0, seen = 0;
+  dup_rec r;
+
+  (void)state;
+  /* Host 0 -> switch -> host 1 over a slow last link (1 Gb/s, 3 us): the
+     copies are made at the switch end of link 0 and queued at the
+     switch like any packet; on link 2 (host 1 -> switch, then link 1 to
+     host 0) the copies reach the host directly. */
+  {
+    netsim_settings s;
+    netsim_linkcfg c = cfg(NETSIM_GBPS(100), NETSIM_US, 1ull << 40);
+    netsim_switch *sw;
+    netsim_settings_default(&s);
+    s.seed = seed;
+    s.max_pkts = 8192;
+    s.payload_max = 256;
+    s.max_payloads = 8192;
+    NS_OK(netsim_sim_new(&sim, &s, NULL));
+    NS_OK(netsim_sim_add_host(sim, NULL));
+    NS_OK(netsim_sim_add_host(sim, NULL));
+    NS_OK(netsim_sim_add_switch(sim, 2, &sw));
+    NS_OK(netsim_sim_connect(sim, 0, 0, netsim_switch_node(sw), 0, &c, &slow,
+                             NULL));
+    NS_OK(
+        netsim_sim_connect(sim, 1, 0, netsim_switch_node(sw), 1, &c, &c, NULL));
+    NS_OK(netsim_sim_build_routes(sim));
+  }
+  dup_rec_init(&r, N);
+  netsim_host_set_rx(netsim_sim_host(sim, 0), dup_rx, &r);
+  /* Every packet, 250 ms later: far beyond the run of originals. */
+  l2 = netsim_sim_link(sim, 1);
+  NS_OK(netsim_link_set_dup(l2, 1.0, 250 * NETSIM_MS));
+  for (i = 0; i < N; ++i) {
+    /* Inline (60 bytes) and pool (200 bytes) payloads, and none. */
+    netsim_pkt *p = ns_pkt(sim, 1, 0, (uint16_t)(1000 + i), 1500);
+    uint8_t *b;
+    uint32_t j, len = i % 3 == 0 ? 60 : i % 3 == 1 ? 200 : 0;
+    p->tag = i;
+    p->flow = 7 * i;
+    if (len) {
+      NS_OK(netsim_pkt_payload(netsim_sim_pool(sim), p, len, &b));
+      for (j = 0; j < len; ++j) {
+        b[j] = pat(i, j);
+      }
+    }
+    NS_OK(netsim_host_send(sim, netsim_sim_host(sim, 1), p));
+  }
+  /* The originals queue on the 1 Gb/s link for 36 ms; the copies, made
+     at host 0's end, follow each exactly 250 ms later, not queued. */
+  netsim_sim_run_until(sim, 100 * NETSIM_MS);
+  netsim_link_get_stats(l2, &ls);
+  tu_assert(ls.duplicated == N && ls.dup_pending == N && r.copies == 0);
+  netsim_sim_run_until(sim, NETSIM_S);
+  netsim_link_get_stats(l2, &ls);
+  tu_assert(r.bad == 0 && r.copies == N && ls.dup_pending == 0);
+  for (i = 0; i < N; ++i) {
+    bad += r.n_copies[i] != 1 || r.t_copy[i] != r.t_orig[i] + 250 * NETSIM_MS;
+  }
+  tu_assert(bad == 0);
+  /* A shorter delay later: copies stay in time order, each at its own
+     original + delay.  Then delay 0: right behind the original. */
+  dup_rec_fini(&r);
+  dup_rec_init(&r, 4);
+  netsim_host_set_rx(netsim_sim_host(sim, 0), dup_rx, &r);
+  {
+    static const netsim_time d[4] = {300 * NETSIM_US, 300 * NETSIM_US,
+                                     10 * NETSIM_US, 0};
+    netsim_time t0 = netsim_sim_now(sim);
+    for (i = 0; i < 4; ++i) {
+      netsim_sim_run_until(sim, t0 + i * 20 * NETSIM_US);
+      NS_OK(netsim_link_set_dup(l2, 1.0, d[i]));
+      NS_OK(ns_send(sim, 1, 0, 1, 1500, i));
+    }
+    netsim_sim_run_until(sim, t0 + NETSIM_MS);
+    for (i = 0; i < 4; ++i) {
+      seen += r.n_copies[i];
+      tu_assert(r.t_copy[i] == r.t_orig[i] + d[i]);
+    }
+    tu_assert(seen == 4 && r.bad == 0);
+    /* The copy sent 10 us later overtook the two 300 us copies. */
+    tu_assert(r.t_copy[2] < r.t_copy[0] && r.t_copy[2] < r.t_copy[1]);
+  }
+  /* A host that sends a copy on sends it as a new, clean packet. */
+  {
+    netsim_pkt *p;
+    NS_OK(netsim_sim_pkt_alloc(sim, &p));
+    p->key.src = NETSIM_ADDR_BASE + 1;
+    p->key.dst = NETSIM_ADDR_BASE;
+    p->size = 100;
+    p->tag = 3;
+    p->flags = NETSIM_PKT_DUP | NETSIM_PKT_ECT;
+    NS_OK(netsim_link_set_dup(l2, 0.0, 0));
+    NS_OK(netsim_host_send(sim, netsim_sim_host(sim, 1), p));
+    netsim_sim_run_until(sim, netsim_sim_now(sim) + NETSIM_MS);
+    assert_int_equal(r.n_copies[3], 1); /* only the earlier one */
+  }
+  dup_rec_fini(&r);
+  netsim_sim_del(sim);
+}
+
+/* dup_trial runs |n| packets of 1500 bytes carrying 64 over link 0
+   with loss, bit errors and duplication |p| (copies 2 us later),
+   recording the originals in |r| (dup_rec_init'ed) and the trace. */
+static void dup_trial(uint64_t seed, double p, uint32_t n, dup_rec *r,
+                      uint64_t *trace) {
+  netsim_sim *sim = ber_net(seed);
+  netsim_link *l0 = netsim_sim_link(sim, 0);
+  netsim_link_stats ls;
+
+  netsim_host_set_rx(netsim_sim_host(sim, 1), dup_rx, r);
+  NS_OK(netsim_link_set_loss(l0, 0.05));
+  NS_OK(netsim_link_set_ber(l0, 2e-5));
+  NS_OK(netsim_link_set_dup(l0, p, 2 * NETSIM_US));
+  dup_run(sim, n, 1500, 64, 0, 2 * NETSIM_US);
+  netsim_link_get_stats(l0, &ls);
+  tu_assert(ls.duplicated == r->copies && r->bad == 0);
+  *trace = netsim_sim_trace_hash(sim);
+  netsim_sim_del(sim);
+}
+
+static void test_link_dup_determinism(void **state) {
+  enum { N = 4000 };
+  uint64_t seed = tu_seed("test_link_dup_determinism");
+  dup_rec a, b, c, on, off;
+  uint64_t ta, tb, tc, ton, toff;
+  uint32_t i, diff = 0, lost = 0, hit = 0;
+
+  (void)state;
+  dup_rec_init(&a, N);
+  dup_rec_init(&b, N);
+  dup_rec_init(&c, N);
+  dup_rec_init(&on, N);
+  dup_rec_init(&off, N);
+  /* The same seed: the same packets duplicated; another seed: others. */
+  dup_trial(seed, 0.1, N, &a, &ta);
+  dup_trial(seed, 0.1, N, &b, &tb);
+  dup_trial(seed + 1, 0.1, N, &c, &tc);
+  assert_int_equal(ta, tb);
+  assert_memory_equal(a.n_copies, b.n_copies, N * sizeof(uint32_t));
+  assert_true(ta != tc);
+  for (i = 0; i < N; ++i) {
+    diff += a.n_copies[i] != c.n_copies[i];
+  }
+  tu_assert(a.copies > 0 && diff > 0);
+  /* Duplication draws from its own stream: with it on (every packet) and
+     off, the same packets are lost, and the same ones hit in the same
+     bits; with it on, every packet that arrived has exactly one copy. */
+  dup_trial(seed, 1.0, N, &on, &ton);
+  dup_trial(seed, 0.0, N, &off, &toff);
+  assert_memory_equal(on.flags, off.flags, N);
+  assert_memory_equal(on.digest, off.digest, N * sizeof(uint64_t));
+  assert_memory_equal(on.flags, a.flags, N);
+  for (i = 0; i < N; ++i) {
+    lost += off.flags[i] == 0xFF;
+    hit += off.flags[i] != 0xFF && (off.flags[i] & NETSIM_PKT_BITERR);
+    assert_int_equal(on.n_copies[i], off.flags[i] != 0xFF);
+    assert_int_equal(off.n_copies[i], 0);
+  }
+  tu_assert(lost > 0 && hit > 0 && off.copies == 0);
+  tu_assert(on.copies == N - lost);
+  assert_true(ton != toff);
+  dup_rec_fini(&a);
+  dup_rec_fini(&b);
+  dup_rec_fini(&c);
+  dup_rec_fini(&on);
+  dup_rec_fini(&off);
+}
+
+/* refuse_odd refuses the copies of odd tags and counts what it saw. */
+typedef struct dup_cb_rec {
+  uint64_t seen, bad;
+} dup_cb_rec;
+
+static int refuse_odd(netsim_sim *sim, const netsim_pkt *orig, netsim_pkt *copy,
+                      void *user) {
+  dup_cb_rec *k = user;
+
+  (void)sim;
+  ++k->seen;
+  k->bad += copy == orig || copy->tag != orig->tag || copy->uid != orig->uid ||
+            !(copy->flags & NETSIM_PKT_DUP) || (orig->flags & NETSIM_PKT_DUP);
+  return (int)(copy->tag & 1);
+}
+
+/* dup_pool_leg sends |n| packets with 200 bytes in a pool buffer, at
+   once, from a pool of |n_pkts| packets and |n_payloads| buffers, over a
+   link that duplicates every packet 10 us later: the copies that find no
+   packet or no buffer are skipped and counted, and nothing leaks. */
+static void dup_pool_leg(uint32_t n_pkts, uint32_t n_payloads, uint32_t n) {
+  netsim_settings s;
+  netsim_linkcfg c = cfg(NETSIM_GBPS(100), 0, 1ull << 40);
+  netsim_sim *sim = NULL;
+  netsim_switch *sw;
+  netsim_link_stats ls;
+  netsim_sim_stats st;
+  uint32_t i;
+  dup_rec r;
+
+  netsim_settings_default(&s);
+  s.max_pkts = n_pkts;
+  s.payload_max = 256;
+  s.max_payloads = n_payloads;
+  NS_OK(netsim_sim_new(&sim, &s, NULL));
+  NS_OK(netsim_sim_add_host(sim, NULL));
+  NS_OK(netsim_sim_add_host(sim, NULL));
+  NS_OK(netsim_sim_add_switch(sim, 2, &sw));
+  NS_OK(netsim_sim_connect(sim, 0, 0, netsim_switch_node(sw), 0, &c, &c, NULL));
+  NS_OK(netsim_sim_connect(sim, 1, 0, netsim_switch_node(sw), 1, &c, &c, NULL));
+  NS_OK(netsim_sim_build_routes(sim));
+  dup_rec_init(&r, n);
+  netsim_host_set_rx(netsim_sim_host(sim, 1), dup_rx, &r);
+  NS_OK(netsim_link_set_dup(netsim_sim_link(sim, 0), 1.0, 10 * NETSIM_US));
+  for (i = 0; i < n; ++i) {
+    ber_send(sim, 1000, 200, i);
+  }
+  netsim_sim_run_until(sim, NETSIM_MS);
+  netsim_link_get_stats(netsim_sim_link(sim, 0), &ls);
+  netsim_sim_get_stats(sim, &st);
+  tu_assert(r.n == n + r.copies && r.bad == 0);
+  tu_assert(ls.dup_skipped > 0 && ls.duplicated + ls.dup_skipped == n);
+  tu_assert(st.dup_skipped == ls.dup_skipped && r.copies == ls.duplicated);
+  tu_assert(ls.dup_pending == 0 && st.pkts_in_use == 0);
+  dup_rec_fini(&r);
+  netsim_sim_del(sim);
+}
+
+static void test_link_dup_pool(void **state) {
+  (void)state;
+  /* No packet for the copy, then no payload buffer. */
+  dup_pool_leg(300, 1024, 300);
+  dup_pool_leg(1024, 300, 300);
+}
+
+static void test_link_dup_limits(void **state) {
+  netsim_sim *sim = ber_net(11);
+  netsim_link *l0 = netsim_sim_link(sim, 0);
+  netsim_link_stats ls;
+  netsim_link_info info;
+  netsim_dup_cb prev;
+  void *prev_user;
+  dup_cb_rec k = {0, 0};
+  uint32_t i;
+  dup_rec r;
+
+  (void)state;
+  dup_rec_init(&r, 8192);
+  netsim_host_set_rx(netsim_sim_host(sim, 1), dup_rx, &r);
+  assert_int_equal(netsim_link_set_dup(l0, -0.1, 0), NETSIM_ERR_INVAL);
+  assert_int_equal(netsim_link_set_dup(l0, 1.5, 0), NETSIM_ERR_INVAL);
+  assert_int_equal(netsim_link_set_dup(l0, NAN, 0), NETSIM_ERR_INVAL);
+  assert_int_equal(netsim_link_set_dup(l0, 0.5, 1001 * NETSIM_S),
+                   NETSIM_ERR_INVAL);
+  /* Probability 0 (never set, then set back to 0) never duplicates. */
+  dup_run(sim, 1000, 1000, 32, 0, 0);
+  NS_OK(netsim_link_set_dup(l0, 0.7, NETSIM_US));
+  NS_OK(netsim_link_set_dup(l0, 0.0, NETSIM_US));
+  dup_run(sim, 1000, 1000, 32, 1000, 0);
+  netsim_link_get_stats(l0, &ls);
+  tu_assert(r.n == 2000 && r.copies == 0 && ls.duplicated == 0);
+  /* The dup callback sees each copy and may refuse it (counted). */
+  netsim_sim_set_dup_cb(sim, refuse_odd, &k, &prev, &prev_user);
+  assert_null(prev);
+  NS_OK(netsim_link_set_dup(l0, 1.0, 10 * NETSIM_US));
+  dup_run(sim, 100, 1000, 200, 2000, 10 * NETSIM_US);
+  netsim_link_get_stats(l0, &ls);
+  tu_assert(k.seen == 100 && k.bad == 0 && r.bad == 0);
+  tu_assert(ls.duplicated == 50 && ls.dup_skipped == 50 && r.copies == 50);
+  for (i = 2000; i < 2100; ++i) {
+    tu_assert(r.n_copies[i] == ((i & 1) == 0));
+  }
+  netsim_sim_set_dup_cb(sim, NULL, NULL, NULL, NULL);
+  /* The fault calls: a cable's both directions, or every link. */
+  NS_OK(netsim_fault_dup(sim, 2, 0.25, 3 * NETSIM_MS));
+  netsim_link_get_info(netsim_sim_link(sim, 3), &info);
+  assert_true(info.dup == 0.25 && info.dup_delay == 3 * NETSIM_MS);
+  assert_int_equal(netsim_fault_dup(sim, 99, 0.1, 0), NETSIM_ERR_NOENT);
+  assert_int_equal(netsim_fault_dup(sim, 2, 2.0, 0), NETSIM_ERR_INVAL);
+  assert_int_equal(netsim_fault_dup_all(sim, -1, 0, 0), NETSIM_ERR_INVAL);
+  assert_int_equal(netsim_fault_dup_all(sim, 0.1, 2000 * NETSIM_S, 0),
+                   NETSIM_ERR_INVAL);
+  NS_OK(netsim_fault_dup_all(sim, 0.5, NETSIM_US, 1)); /* no fabric links */
+  netsim_link_get_info(netsim_sim_link(sim, 1), &info);
+  assert_true(info.dup == 0.0);
+  NS_OK(netsim_fault_dup_all(sim, 0.5, NETSIM_US, 0));
+  for (i = 0; i < 4; ++i) {
+    netsim_link_get_info(netsim_sim_link(sim, i), &info);
+    assert_true(info.dup == 0.5 && info.dup_delay == NETSIM_US);
+  }
+  dup_rec_fini(&r);
+  netsim_sim_del(sim);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_link_exact_timing),
@@ -621,6 +1067,11 @@ int main(void) {
       cmocka_unit_test(test_link_ber_flips),
       cmocka_unit_test(test_link_ber_limits),
       cmocka_unit_test(test_link_ber_determinism),
+      cmocka_unit_test(test_link_dup_rate),
+      cmocka_unit_test(test_link_dup_delay),
+      cmocka_unit_test(test_link_dup_determinism),
+      cmocka_unit_test(test_link_dup_pool),
+      cmocka_unit_test(test_link_dup_limits),
   };
   return cmocka_run_group_tests_name("netsim_link", tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /*
  * test_traffic.c: the built-in sources: constant bit rate flows depart on
  * exact cumulative-byte schedules; window flows keep exactly |window|
- * packets outstanding, with delayed feedback and retries after drops;
- * permutations are derangements; the drop callback chains; errors.
+ * packets outstanding, with delayed feedback and retries after drops,
+ * whatever copies duplicating links add; permutations are derangements; the
+ * drop callback chains; errors.
  */
 #include "nstest.h"
 
@@ -142,6 +143,42 @@ static void test_traffic_window_retries_after_drops(void **state) {
   netsim_sim_del(sim);
 }
 
+static void test_traffic_window_ignores_copies(void **state) {
+  uint64_t seed = tu_seed("test_traffic_window_ignores_copies");
+  netsim_sim *sim = line(seed);
+  netsim_traffic *tr = NULL;
+  netsim_flow_settings fl;
+  netsim_flow_stats fs;
+  netsim_link_stats ls;
+  int i;
+
+  (void)state;
+  /* Half the packets are copied at the switch, 3 us later, and a fifth
+     of what crosses to host 1 is lost, copies included. */
+  NS_OK(netsim_link_set_dup(netsim_sim_link(sim, 0), 0.5, 3 * NETSIM_US));
+  NS_OK(netsim_link_set_loss(netsim_sim_link(sim, 3), 0.2));
+  NS_OK(netsim_traffic_new(&tr, sim, 1));
+  netsim_flow_settings_default(&fl);
+  fl.src = 0;
+  fl.dst = 1;
+  fl.window = 8;
+  fl.retry = 5 * NETSIM_US;
+  NS_OK(netsim_traffic_add_flow(tr, &fl, NULL));
+  for (i = 1; i <= 100; ++i) {
+    netsim_sim_run_until(sim, (netsim_time)i * 10 * NETSIM_US);
+    NS_OK(netsim_traffic_flow_stats(tr, 0, &fs));
+    /* Every packet sent is delivered, dropped or one of the 8 in flight:
+       a copy (delivered or lost) gives the window no credit. */
+    tu_assert(fs.delivered + fs.dropped <= fs.sent);
+    tu_assert(fs.sent - fs.delivered - fs.dropped <= 8);
+  }
+  netsim_link_get_stats(netsim_sim_link(sim, 0), &ls);
+  tu_assert(fs.delivered > 1000 && fs.dropped > 100);
+  tu_assert(fs.dup_rx > 100 && fs.dup_rx < ls.duplicated);
+  netsim_traffic_del(tr);
+  netsim_sim_del(sim);
+}
+
 static void test_traffic_permutation(void **state) {
   uint64_t seed = tu_seed("test_traffic_permutation");
   netsim_settings s;
@@ -250,6 +287,7 @@ int main(void) {
       cmocka_unit_test(test_traffic_window_outstanding),
       cmocka_unit_test(test_traffic_window_ack_delay_and_del),
       cmocka_unit_test(test_traffic_window_retries_after_drops),
+      cmocka_unit_test(test_traffic_window_ignores_copies),
       cmocka_unit_test(test_traffic_permutation),
       cmocka_unit_test(test_traffic_drop_chain_and_errors),
   };
