@@ -2,7 +2,7 @@
  * test_scn.c: scenario files (transports/sim/sim_scn.c): values with
  * units, a whole scenario compiled, errors that name file, line, key and
  * what was expected, --set overriding the file, built-in and defined
- * transports, sweep points, bit-error rates.
+ * transports, sweep points, bit-error rates, duplication.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +299,120 @@ static void test_scn_ber(void **state) {
   free(s);
 }
 
+static void test_scn_dup(void **state) {
+  scn_raw r;
+  sim_scn *s = malloc(sizeof(*s));
+  char err[512];
+  uint64_t v;
+  const char *why;
+
+  (void)state;
+  assert_int_equal(sim_parse_dup_delay("300ms", &v, &why), 0);
+  assert_int_equal(v, 300 * NETSIM_MS);
+  assert_int_equal(sim_parse_dup_delay("0", &v, &why), 0);
+  assert_int_equal(v, 0);
+  assert_int_equal(sim_parse_dup_delay("1000s", &v, &why), 0);
+  assert_int_equal(sim_parse_dup_delay("1001s", &v, &why), -1);
+  assert_int_equal(sim_parse_dup_delay("300", &v, &why), -1); /* no unit */
+  assert_int_equal(sim_parse_dup_delay("-1ms", &v, &why), -1);
+  assert_string_equal(why, "a delay from 0 to 1000s, e.g. 0, 50us or 300ms");
+  /* No key: no duplication. */
+  assert_int_equal(load(&r, "[topology]\ntype = dumbbell\n", err, 512), 0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_true(s->dup == 0 && s->dup_delay == 0);
+  assert_int_equal(s->dup_scope, SCN_LOSS_ALL);
+  assert_int_equal(sim_scn_has_dup(s), 0);
+  sim_scn_fini(s);
+  sim_scn_raw_fini(&r);
+  /* Every link, the fabric's, or chosen cables, with or without a delay
+     of their own. */
+  assert_int_equal(load(&r,
+                        "[topology]\ntype = dumbbell\npaths = 4\n"
+                        "[faults]\ndup = 1%\ndup_delay = 300ms\n"
+                        "dup_scope = fabric\n"
+                        "link_dup = path1:0.5:20us, host0 : 2%\n"
+                        "link_ber = path2:1e-6\n",
+                        err, sizeof(err)),
+                   0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_true(s->dup == 0.01);
+  assert_int_equal(s->dup_delay, 300 * NETSIM_MS);
+  assert_int_equal(s->dup_scope, SCN_LOSS_FABRIC);
+  assert_int_equal(s->ber_scope, SCN_LOSS_ALL);
+  assert_int_equal(s->n_faults, 3);
+  assert_int_equal(s->faults[0].op, SCN_FAULT_DUP);
+  assert_int_equal(s->faults[0].link.kind, 1);
+  assert_int_equal(s->faults[0].link.a, 1);
+  assert_true(s->faults[0].p == 0.5);
+  assert_int_equal(s->faults[0].delay_set, 1);
+  assert_int_equal(s->faults[0].delay_ps, 20 * NETSIM_US);
+  assert_int_equal(s->faults[1].op, SCN_FAULT_DUP);
+  assert_int_equal(s->faults[1].link.kind, 0);
+  assert_true(s->faults[1].p == 0.02);
+  assert_int_equal(s->faults[1].delay_set, 0);
+  assert_int_equal(s->faults[2].op, SCN_FAULT_BER);
+  assert_int_equal(sim_scn_has_dup(s), 1);
+  assert_int_equal(sim_scn_has_ber(s), 1);
+  sim_scn_fini(s);
+  /* Only chosen cables (a --set turns the global probability off). */
+  assert_int_equal(sim_scn_set(&r, "faults.dup=0", "--set", 0, err, 512), 0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_true(s->dup == 0);
+  assert_int_equal(sim_scn_has_dup(s), 1);
+  sim_scn_fini(s);
+  sim_scn_raw_fini(&r);
+  /* link_dup entries of 0 duplicate nothing anywhere. */
+  assert_int_equal(load(&r, "[faults]\nlink_dup = host0:0:1s\n", err, 512), 0);
+  assert_int_equal(sim_scn_compile(&r, s, err, sizeof(err)), 0);
+  assert_int_equal(sim_scn_has_dup(s), 0);
+  sim_scn_fini(s);
+  sim_scn_raw_fini(&r);
+  /* Errors name the file, the line, the key and what was expected. */
+  assert_string_equal(compile_err("[faults]\ndup = 150%\n"),
+                      "t.ini:2: [faults] dup = 150%: expected a probability, "
+                      "0 to 1 (e.g. 0.001) or a percentage (0.1%)");
+  assert_string_equal(compile_err("[faults]\n\ndup = -0.1\n"),
+                      "t.ini:3: [faults] dup = -0.1: expected a probability, "
+                      "0 to 1 (e.g. 0.001) or a percentage (0.1%)");
+  assert_string_equal(compile_err("[faults]\ndup_delay = 300\n"),
+                      "t.ini:2: [faults] dup_delay = 300: expected a delay "
+                      "from 0 to 1000s, e.g. 0, 50us or 300ms");
+  assert_string_equal(compile_err("[faults]\ndup_delay = 2000s\n"),
+                      "t.ini:2: [faults] dup_delay = 2000s: expected a delay "
+                      "from 0 to 1000s, e.g. 0, 50us or 300ms");
+  assert_string_equal(compile_err("[faults]\ndup_scope = some\n"),
+                      "t.ini:2: [faults] dup_scope = some: expected fabric "
+                      "(switch-to-switch links) or all");
+  assert_string_equal(compile_err("[faults]\nlink_dup = host0\n"),
+                      "t.ini:2: [faults] link_dup = host0: item 1 "
+                      "('host0'): expected LINK:PROBABILITY[:DELAY]");
+  assert_string_equal(compile_err("[faults]\nlink_dup = host0:1%, "
+                                  "host1:lots\n"),
+                      "t.ini:2: [faults] link_dup = host0:1%, host1:lots: "
+                      "item 2: expected a probability, 0 to 1 (e.g. 0.001) "
+                      "or a percentage (0.1%) after ':'");
+  assert_string_equal(compile_err("[faults]\nlink_dup = host1:1%:soon\n"),
+                      "t.ini:2: [faults] link_dup = host1:1%:soon: item 1: "
+                      "expected a delay from 0 to 1000s, e.g. 0, 50us or "
+                      "300ms after the second ':'");
+  assert_string_equal(compile_err("[faults]\nlink_dup = host1:1%:1ms:2ms\n"),
+                      "t.ini:2: [faults] link_dup = host1:1%:1ms:2ms: item "
+                      "1: expected a delay from 0 to 1000s, e.g. 0, 50us or "
+                      "300ms after the second ':'");
+  assert_non_null(strstr(compile_err("[faults]\nlink_dup = rack1:1%\n"),
+                         "item 1 ('rack1'): expected a link name"));
+  assert_non_null(strstr(compile_err("[topology]\ntype = dumbbell\npaths = "
+                                     "2\n[faults]\nlink_dup = path5:1%\n"),
+                         "t.ini:5: [faults] link_dup = path5:1%: link "
+                         "'path5': path index beyond"));
+  assert_non_null(strstr(compile_err("[faults]\nduplicate = 1%\n"),
+                         "unknown key 'duplicate' in [faults]; expected "
+                         "one of: down, up, degrade, link_loss, loss, "
+                         "loss_scope, link_ber, ber, ber_scope, link_dup, "
+                         "dup, dup_delay, dup_scope"));
+  free(s);
+}
+
 static void test_scn_sweep(void **state) {
   scn_raw r, p;
   sim_scn *s = malloc(sizeof(*s)), *q = malloc(sizeof(*q));
@@ -367,7 +481,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scn_values), cmocka_unit_test(test_scn_compile),
       cmocka_unit_test(test_scn_errors), cmocka_unit_test(test_scn_ber),
-      cmocka_unit_test(test_scn_sweep),  cmocka_unit_test(test_scn_files),
+      cmocka_unit_test(test_scn_dup),    cmocka_unit_test(test_scn_sweep),
+      cmocka_unit_test(test_scn_files),
   };
   return cmocka_run_group_tests_name("sim_scn", tests, NULL, NULL);
 }

@@ -32,12 +32,13 @@ static void fmt_size(uint64_t b, char *buf, size_t len) {
 }
 
 /* faults_besides_ber says whether |s| has a fault other than a bit-error
-   rate (the header notes the reconvergence delay for those). */
+   rate or duplication (the header notes the reconvergence delay for
+   those). */
 static int faults_besides_ber(const sim_scn *s) {
   uint32_t i;
 
   for (i = 0; i < s->n_faults; ++i) {
-    if (s->faults[i].op != SCN_FAULT_BER) {
+    if (s->faults[i].op != SCN_FAULT_BER && s->faults[i].op != SCN_FAULT_DUP) {
       return 1;
     }
   }
@@ -101,7 +102,7 @@ void sim_report_header(FILE *f, const sim_scn *s) {
     fprintf(f, ", load %g, up to %u flows", s->load, s->flows);
   }
   fprintf(f, "\n  faults     ");
-  if (s->n_faults == 0 && s->loss == 0 && s->ber == 0) {
+  if (s->n_faults == 0 && s->loss == 0 && s->ber == 0 && s->dup == 0) {
     fprintf(f, "none");
   }
   if (s->loss > 0) {
@@ -112,9 +113,16 @@ void sim_report_header(FILE *f, const sim_scn *s) {
     fprintf(f, "%sbit-error rate %g on %s links", s->loss > 0 ? "; " : "",
             s->ber, s->ber_scope == SCN_LOSS_FABRIC ? "fabric" : "all");
   }
+  if (s->dup > 0) {
+    sim_fmt_time(s->dup_delay, c, sizeof(c));
+    fprintf(f, "%sduplication %g%% on %s links, copies %s later",
+            s->loss > 0 || s->ber > 0 ? "; " : "", s->dup * 100,
+            s->dup_scope == SCN_LOSS_FABRIC ? "fabric" : "all", c);
+  }
   for (i = 0; i < s->n_faults; ++i) {
     const scn_fault *x = &s->faults[i];
-    fprintf(f, "%s", (i || s->loss > 0 || s->ber > 0) ? "; " : "");
+    fprintf(f, "%s",
+            (i || s->loss > 0 || s->ber > 0 || s->dup > 0) ? "; " : "");
     sim_fmt_time(x->at_ps, c, sizeof(c));
     switch (x->op) {
     case SCN_FAULT_DOWN:
@@ -129,6 +137,11 @@ void sim_report_header(FILE *f, const sim_scn *s) {
       break;
     case SCN_FAULT_BER:
       fprintf(f, "bit-error rate %g on %s", x->p, x->link.text);
+      break;
+    case SCN_FAULT_DUP:
+      sim_fmt_time(x->delay_set ? x->delay_ps : s->dup_delay, c, sizeof(c));
+      fprintf(f, "duplication %g%% on %s, copies %s later", x->p * 100,
+              x->link.text, c);
       break;
     default:
       fprintf(f, "loss %g%% on %s", x->p * 100, x->link.text);

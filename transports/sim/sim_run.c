@@ -733,6 +733,13 @@ static int apply_faults(rctx *r) {
       return rfail(r, "ber: %s", netsim_strerror(rv));
     }
   }
+  if (s->dup > 0) {
+    rv = netsim_fault_dup_all(r->sim, s->dup, s->dup_delay,
+                              s->dup_scope == SCN_LOSS_FABRIC);
+    if (rv != 0) {
+      return rfail(r, "dup: %s", netsim_strerror(rv));
+    }
+  }
   for (i = 0; i < s->n_faults; ++i) {
     const scn_fault *f = &s->faults[i];
     if (resolve(r, &f->link, ids, 256, &n) != 0) {
@@ -754,6 +761,10 @@ static int apply_faults(rctx *r) {
         break;
       case SCN_FAULT_BER:
         rv = netsim_fault_ber(r->sim, ids[j], f->p);
+        break;
+      case SCN_FAULT_DUP:
+        rv = netsim_fault_dup(r->sim, ids[j], f->p,
+                              f->delay_set ? f->delay_ps : s->dup_delay);
         break;
       default:
         rv = netsim_fault_loss(r->sim, ids[j], f->p);

@@ -470,6 +470,17 @@ int sim_parse_ber(const char *v, double *out, const char **why) {
   return 0;
 }
 
+int sim_parse_dup_delay(const char *v, uint64_t *out_ps, const char **why) {
+  uint64_t t;
+
+  if (sim_parse_time(v, &t, why) != 0 || t > 1000 * NETSIM_S) {
+    *why = "a delay from 0 to 1000s, e.g. 0, 50us or 300ms";
+    return -1;
+  }
+  *out_ps = t;
+  return 0;
+}
+
 static int parse_bool(const char *v, int *out, const char **why) {
   *why = "a boolean (0/1, yes/no, on/off, true/false)";
   if (!strcasecmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") ||
@@ -620,6 +631,15 @@ static int get_prob(cc *c, double *out) {
   const char *why;
 
   if (sim_parse_prob(V, out, &why) != 0) {
+    return expect(c, why);
+  }
+  return 0;
+}
+
+static int get_dup_delay(cc *c, uint64_t *out) {
+  const char *why;
+
+  if (sim_parse_dup_delay(V, out, &why) != 0) {
     return expect(c, why);
   }
   return 0;
@@ -1087,6 +1107,29 @@ static int do_fault_list(cc *c, int op) {
         return fail(c, c->cur, "item %u: expected %s after ':'", i + 1, why);
       }
       trim(items[i]);
+    } else if (op == SCN_FAULT_DUP) {
+      /* LINK:PROBABILITY[:DELAY]; link names have no ':'. */
+      char *second;
+      colon = strchr(items[i], ':');
+      if (colon == NULL) {
+        return fail(c, c->cur,
+                    "item %u ('%s'): expected LINK:PROBABILITY[:DELAY]", i + 1,
+                    items[i]);
+      }
+      *colon = '\0';
+      second = strchr(colon + 1, ':');
+      if (second != NULL) {
+        *second = '\0';
+        if (sim_parse_dup_delay(second + 1, &f->delay_ps, &why) != 0) {
+          return fail(c, c->cur, "item %u: expected %s after the second ':'",
+                      i + 1, why);
+        }
+        f->delay_set = 1;
+      }
+      if (sim_parse_prob(colon + 1, &f->p, &why) != 0) {
+        return fail(c, c->cur, "item %u: expected %s after ':'", i + 1, why);
+      }
+      trim(items[i]);
     } else {
       at = strchr(items[i], '@');
       if (at == NULL) {
@@ -1134,8 +1177,10 @@ static int do_faults(cc *c) {
     return do_fault_list(c, SCN_FAULT_LOSS);
   } else if (KEY("loss")) {
     return get_prob(c, &s->loss);
-  } else if (KEY("loss_scope") || KEY("ber_scope")) {
-    int *scope = KEY("loss_scope") ? &s->loss_scope : &s->ber_scope;
+  } else if (KEY("loss_scope") || KEY("ber_scope") || KEY("dup_scope")) {
+    int *scope = KEY("loss_scope")  ? &s->loss_scope
+                 : KEY("ber_scope") ? &s->ber_scope
+                                    : &s->dup_scope;
     if (!strcmp(V, "fabric")) {
       *scope = SCN_LOSS_FABRIC;
     } else if (!strcmp(V, "all")) {
@@ -1147,9 +1192,16 @@ static int do_faults(cc *c) {
     return do_fault_list(c, SCN_FAULT_BER);
   } else if (KEY("ber")) {
     return get_ber(c, &s->ber);
+  } else if (KEY("link_dup")) {
+    return do_fault_list(c, SCN_FAULT_DUP);
+  } else if (KEY("dup")) {
+    return get_prob(c, &s->dup);
+  } else if (KEY("dup_delay")) {
+    return get_dup_delay(c, &s->dup_delay);
   } else {
     return unknown_key(c, "down, up, degrade, link_loss, loss, loss_scope, "
-                          "link_ber, ber, ber_scope");
+                          "link_ber, ber, ber_scope, link_dup, dup, "
+                          "dup_delay, dup_scope");
   }
   return 0;
 }
@@ -1339,6 +1391,7 @@ static void scn_defaults(sim_scn *s) {
   s->count = 1000;
   s->loss_scope = SCN_LOSS_FABRIC;
   s->ber_scope = SCN_LOSS_ALL;
+  s->dup_scope = SCN_LOSS_ALL;
 }
 
 /* The transports list, and every [transport.NAME] section. */
@@ -1881,6 +1934,20 @@ int sim_scn_has_ber(const sim_scn *s) {
   }
   for (i = 0; i < s->n_faults; ++i) {
     if (s->faults[i].op == SCN_FAULT_BER && s->faults[i].p > 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int sim_scn_has_dup(const sim_scn *s) {
+  uint32_t i;
+
+  if (s->dup > 0) {
+    return 1;
+  }
+  for (i = 0; i < s->n_faults; ++i) {
+    if (s->faults[i].op == SCN_FAULT_DUP && s->faults[i].p > 0) {
       return 1;
     }
   }

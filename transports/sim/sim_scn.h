@@ -63,7 +63,8 @@ enum {
   SCN_FAULT_UP,
   SCN_FAULT_DEGRADE,
   SCN_FAULT_LOSS,
-  SCN_FAULT_BER
+  SCN_FAULT_BER,
+  SCN_FAULT_DUP
 };
 enum { SCN_LOSS_FABRIC, SCN_LOSS_ALL };
 enum { SCN_XPORT_SRD, SCN_XPORT_TCP };
@@ -84,9 +85,14 @@ typedef struct scn_fault {
   scn_linkref link;
   uint64_t at_ps;
   uint64_t rate_bps;
-  /* p is the loss probability (SCN_FAULT_LOSS) or the bit-error rate
-     (SCN_FAULT_BER). */
+  /* p is the loss probability (SCN_FAULT_LOSS), the bit-error rate
+     (SCN_FAULT_BER) or the duplication probability (SCN_FAULT_DUP). */
   double p;
+  /* delay_ps is how much later a duplicate's copy follows its original
+     (SCN_FAULT_DUP) when delay_set; otherwise the scenario's dup_delay
+     applies. */
+  uint64_t delay_ps;
+  int delay_set;
   int line;
 } scn_fault;
 
@@ -146,6 +152,11 @@ typedef struct sim_scn {
   /* ber is the bit-error rate on every link in ber_scope (SCN_LOSS_*). */
   double ber;
   int ber_scope;
+  /* dup is the duplication probability on every link in dup_scope
+     (SCN_LOSS_*), each copy dup_delay (ps) after its original. */
+  double dup;
+  uint64_t dup_delay;
+  int dup_scope;
   /* transports */
   scn_transport tr[SCN_MAX_TRANSPORTS];
   uint32_t n_tr;
@@ -187,6 +198,10 @@ int sim_scn_compile(const scn_raw *r, sim_scn *s, char *err, size_t errlen);
    scenario's outputs stay as they were). */
 int sim_scn_has_ber(const sim_scn *s);
 
+/* sim_scn_has_dup says whether |s| makes any link duplicate packets (the
+   reports add their duplicate counts only then). */
+int sim_scn_has_dup(const sim_scn *s);
+
 /* sim_scn_fini frees what sim_scn_compile allocated in |s|. */
 void sim_scn_fini(sim_scn *s);
 
@@ -206,6 +221,7 @@ int sim_parse_rate(const char *v, uint64_t *out, const char **why);
 int sim_parse_time(const char *v, uint64_t *out_ps, const char **why);
 int sim_parse_prob(const char *v, double *out, const char **why);
 int sim_parse_ber(const char *v, double *out, const char **why);
+int sim_parse_dup_delay(const char *v, uint64_t *out_ps, const char **why);
 int sim_parse_uint(const char *v, uint64_t max, uint64_t *out,
                    const char **why);
 
