@@ -38,6 +38,14 @@
  * engine's drop counters before and after, so it knows whether the
  * engine dropped the packet, and why, or took it.
  *
+ * Duplicates (netsim_link_set_dup).  A copy a duplicating link made is
+ * given to the engine as the datagram it copies, however late: nothing
+ * here treats it differently (NETSIM_PKT_DUP is only counted), so what
+ * the engine does with a duplicate is its own.  A copy whose header sits
+ * in a side buffer gets a side buffer of its own (on_dup).  A message the
+ * engine delivered twice would find no entry in the message table the
+ * second time (the first took it) and be counted as unmatched.
+ *
  * NIC backpressure.  A real driver cannot push more than its NIC ring
  * holds; here the driver stops writing while the host's NIC queue holds
  * nic_limit_bytes, and a timer resumes it when half has drained.  The
@@ -126,9 +134,10 @@ struct sim_srd {
   ment *mt;
   uint32_t mt_mask, mt_len;
   simx_counters cnt;
-  uint64_t unmatched;
   netsim_drop_cb prev_drop;
   void *prev_drop_user;
+  netsim_dup_cb prev_dup;
+  void *prev_dup_user;
   uint8_t hdr[HDR_CAP];
 };
 
@@ -337,6 +346,27 @@ static void on_drop(netsim_sim *sim, const netsim_pkt *pkt,
   }
 }
 
+/* A duplicating link's copy of a packet whose header is in a side buffer
+   needs a side buffer of its own (netsim copies only what the packet
+   carries); without one the copy is refused. */
+static int on_dup(netsim_sim *sim, const netsim_pkt *orig, netsim_pkt *copy,
+                  void *user) {
+  sim_srd *t = user;
+
+  if (orig->key.proto == 17 && orig->key.dport == t->cfg.dport &&
+      (orig->flow & SIDE_FLAG)) {
+    uint32_t si = side_get(t);
+    if (si == UINT32_MAX) {
+      return 1;
+    }
+    memcpy(side_buf(t, si), side_buf(t, orig->flow & ~SIDE_FLAG),
+           (size_t)orig->tag);
+    copy->flow = SIDE_FLAG | si;
+    return 0;
+  }
+  return t->prev_dup ? t->prev_dup(sim, orig, copy, t->prev_dup_user) : 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The packet loop                                                          */
 
@@ -473,7 +503,8 @@ static void poll_cq(shost *h) {
         if (m == NULL) {
           ++t->cnt.recv_errors;
           if (e->status == 0) {
-            ++t->unmatched;
+            /* A second delivery of a message, or a damaged id. */
+            ++t->cnt.unmatched;
           }
         } else {
           if (t->x.app.arrived) {
@@ -638,6 +669,10 @@ static void on_rx(netsim_sim *sim, netsim_host *nh, netsim_pkt *pkt,
   if (pkt->flags & NETSIM_PKT_BITERR) {
     ++t->cnt.corrupt_rx;
   }
+  if (pkt->flags & NETSIM_PKT_DUP) {
+    /* Counted only: the engine reads it as the datagram it copies. */
+    ++t->cnt.dup_rx;
+  }
   if (path.peer != NO_PEER && hdr != NULL && plen <= t->arena_len) {
     /* The payload by length only: the engine accounts for it without
        copying (see the top comment). */
@@ -765,6 +800,7 @@ static void srd_del(simx *x) {
     }
   }
   netsim_sim_set_drop_cb(t->x.sim, t->prev_drop, t->prev_drop_user, NULL, NULL);
+  netsim_sim_set_dup_cb(t->x.sim, t->prev_dup, t->prev_dup_user, NULL, NULL);
   free(t->hosts);
   free(t->arena);
   free(t->scratch);
@@ -934,6 +970,7 @@ int sim_srd_new(simx **px, netsim_sim *sim, const sim_srd_cfg *c,
     }
   }
   netsim_sim_set_drop_cb(sim, on_drop, t, &t->prev_drop, &t->prev_drop_user);
+  netsim_sim_set_dup_cb(sim, on_dup, t, &t->prev_dup, &t->prev_dup_user);
   *px = &t->x;
   return 0;
 }
@@ -948,4 +985,10 @@ uint32_t sim_srd_peer(simx *x, uint32_t idx, uint32_t other) {
   sim_srd *t = (sim_srd *)x;
 
   return idx < t->n_hosts ? pm_find(&t->hosts[idx], other) : NO_PEER;
+}
+
+int64_t sim_srd_side_held(simx *x) {
+  sim_srd *t = (sim_srd *)x;
+
+  return (int64_t)t->side_cap - (int64_t)t->n_side;
 }

@@ -58,4 +58,10 @@ srd_ep *sim_srd_ep(simx *x, uint32_t idx);
    UINT32_MAX if they never talked. */
 uint32_t sim_srd_peer(simx *x, uint32_t idx, uint32_t other);
 
+/* sim_srd_side_held returns how many side buffers (the headers too large
+   for a pool payload buffer) packets in the network hold now: 0 once it
+   is empty, and never below (each packet, copies included, returns its
+   own once). */
+int64_t sim_srd_side_held(simx *x);
+
 #endif /* SIM_SRD_H */

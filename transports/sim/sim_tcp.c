@@ -1353,6 +1353,11 @@ static void on_rx(netsim_sim *sim, netsim_host *nh, netsim_pkt *p, void *user) {
   const tcp_hdr *h = (const tcp_hdr *)(const void *)p->payload;
 
   (void)nh;
+  if (p->flags & NETSIM_PKT_DUP) {
+    /* A duplicating link's copy: counted, then handled as the packet it
+       copies (NETSIM_PKT_DUP is not looked at again). */
+    ++t->cnt.dup_rx;
+  }
   if (p->flags & NETSIM_PKT_BITERR) {
     /* A bit error anywhere fails the segment's checksum, which the model
        takes to catch every error (a 16-bit sum misses some multi-bit

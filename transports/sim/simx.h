@@ -110,6 +110,15 @@ typedef struct simx_counters {
      through. */
   uint64_t corrupt_other;
   uint64_t corrupt_accepted;
+  /* dup_rx counts copies made by duplicating links (NETSIM_PKT_DUP) that
+     reached their host; the transport handled each as the packet it
+     copies. */
+  uint64_t dup_rx;
+  /* unmatched counts successful receive completions that matched no
+     message in flight: a message delivered a second time, or (with bit
+     errors) a message id damaged on the way.  It is part of
+     recv_errors. */
+  uint64_t unmatched;
 } simx_counters;
 
 /* simx is a transport instance attached to every host of a simulation. */
