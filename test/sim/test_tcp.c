@@ -3,7 +3,8 @@
  * over netsim, with exact drops: bulk goodput, SACK fast retransmit, the
  * tail-loss RTO and its tunable floor, head-of-line blocking, the SYN's
  * initial RTO, delayed ACKs, DCTCP under ECN marking, corrupted packets
- * dropped by the checksum and repaired as losses.
+ * dropped by the checksum and repaired as losses, late duplicates of every
+ * packet neither delivered twice nor disturbing the connection.
  */
 #include "simtest.h"
 #include "sim_tcp.h"
@@ -272,6 +273,153 @@ static void test_tcp_delayed_ack(void **state) {
   run_fini(&r);
 }
 
+/* Late duplicates.  The path duplicates every packet in both directions
+   (segments, ACKs, the handshake), each copy 300 ms later: beyond the
+   200 ms minimum RTO, long after the original was delivered and
+   acknowledged.  Message 0 (one segment lost, so that recovery runs and
+   ACKs repeat) is followed by message 1 while message 0's copies arrive,
+   and message 2 while message 1's do.  A duplicate segment is below
+   rcv_nxt: the receiver answers with an immediate (D-SACK) ACK and
+   delivers nothing again; a duplicate ACK is old or repeats snd_una and
+   is only that: no RTT sample from its stale timestamp, no duplicate ACK
+   counted towards a fast retransmit, no window change, no timeout.  The
+   run ends where the same run without duplicates does. */
+typedef struct dup_drops {
+  uint64_t all, copies;
+} dup_drops;
+
+static void count_drops(netsim_sim *sim, const netsim_pkt *pkt,
+                        netsim_drop_reason why, netsim_link *link, void *user) {
+  dup_drops *d = user;
+
+  (void)sim;
+  (void)why;
+  (void)link;
+  ++d->all;
+  d->copies += (pkt->flags & NETSIM_PKT_DUP) != 0;
+}
+
+typedef struct dup_out {
+  sim_tcp_conn_info ci;
+  simx_counters k;
+  netsim_time lat[3];
+} dup_out;
+
+/* dup_late_run runs the three messages with duplication |dup| on the
+   path, both directions or (|acks_only|) only the ACKs' (link 5), and
+   message 1 of 1 MiB at 300 ms or (|acks_only|) of three segments at
+   300.03 ms, amid the copies of message 0's ACKs. */
+static void dup_late_run(const sim_tcp_cfg *c, double dup, int acks_only,
+                         dup_out *o) {
+  netsim_link_stats la, lb;
+  nth d = {{20}, 1, 0};
+  dup_drops drops = {0, 0};
+  const uint64_t m1 = acks_only ? 3 * MSS : 1u << 20;
+  const uint64_t total = (1u << 20) + m1 + 3 * MSS;
+  uint32_t i;
+  run r;
+
+  run_init(&r, c, NETSIM_GBPS(100));
+  /* The dumbbell's one path is links 4 (left to right) and 5. */
+  if (acks_only) {
+    ST_OK(netsim_link_set_dup(netsim_sim_link(r.sim, 5), dup, 300 * NETSIM_MS));
+  } else {
+    ST_OK(netsim_fault_dup(r.sim, 4, dup, 300 * NETSIM_MS));
+  }
+  st_filter_install(r.sim, 1, &r.f, drop_nth_data, &d);
+  netsim_sim_set_drop_cb(r.sim, count_drops, &drops, NULL, NULL);
+  st_msg(&r.m[0], 0, 1u << 20, 0);
+  ST_OK(simx_post(r.x, &r.m[0]));
+  netsim_sim_run_until(r.sim,
+                       300 * NETSIM_MS + (acks_only ? 30 : 0) * NETSIM_US);
+  assert_int_equal(r.app.readable, 1);
+  st_msg(&r.m[1], 1, m1, netsim_sim_now(r.sim));
+  ST_OK(simx_post(r.x, &r.m[1]));
+  netsim_sim_run_until(r.sim, 601 * NETSIM_MS);
+  st_msg(&r.m[2], 2, 3 * MSS, netsim_sim_now(r.sim));
+  ST_OK(simx_post(r.x, &r.m[2]));
+  netsim_sim_run_until(r.sim, 2 * NETSIM_S);
+  simx_counters_get(r.x, &o->k);
+  netsim_link_get_stats(netsim_sim_link(r.sim, 4), &la);
+  netsim_link_get_stats(netsim_sim_link(r.sim, 5), &lb);
+  ST_OK(sim_tcp_conn_get(r.x, 0, &o->ci));
+  if (dup > 0) {
+    /* Every packet was copied; every copy reached its host or met a full
+       queue (message 1's burst and message 0's copies share the last
+       link). */
+    assert_true(acks_only ? la.duplicated == 0 : la.duplicated > 2 * 118);
+    assert_true(lb.duplicated > 100);
+    assert_int_equal(la.dup_pending + lb.dup_pending, 0);
+    assert_int_equal(o->k.dup_rx + drops.copies, la.duplicated + lb.duplicated);
+    assert_true(o->k.dup_rx > 100);
+  } else {
+    assert_int_equal(o->k.dup_rx + la.duplicated + lb.duplicated, 0);
+  }
+  /* No original was lost but the one the filter took. */
+  assert_int_equal(drops.copies, drops.all);
+  assert_int_equal(r.f.dropped, 1);
+  /* Each message delivered once, in order, whole. */
+  assert_int_equal(r.app.readable, 3);
+  assert_int_equal(r.app.arrived, 3);
+  assert_int_equal(r.app.sent, 3);
+  assert_int_equal(r.app.errors, 0);
+  for (i = 0; i < 3; ++i) {
+    assert_int_equal(r.app.order[i], i);
+    o->lat[i] = r.m[i].t_read - r.m[i].t_post;
+  }
+  assert_int_equal(r.app.progress_bytes, total);
+  assert_int_equal(o->ci.rcv_nxt, total);
+  assert_int_equal(o->ci.snd_una, total);
+  assert_int_equal(o->ci.snd_nxt, total);
+  run_fini(&r);
+}
+
+static netsim_time absdiff(netsim_time a, netsim_time b) {
+  return a > b ? a - b : b - a;
+}
+
+static void test_tcp_dup_late(void **state) {
+  sim_tcp_cfg c;
+  dup_out a, b;
+  int v;
+
+  (void)state;
+  for (v = 0; v < 4; ++v) {
+    /* Linux's defaults; delayed ACKs (a duplicate's ACK goes at once);
+       SACK without RACK (RFC 6675's duplicate-ACK rule); NewReno without
+       SACK, with only the ACKs duplicated.  (Without SACK a duplicate
+       segment's ACK is a duplicate ACK the sender cannot tell from one
+       a loss causes, and three of them make a fast retransmit, in Linux
+       as here; a late copy of an old ACK is below snd_una and is no
+       duplicate ACK.) */
+    sim_tcp_cfg_default(&c);
+    c.delayed_ack = v == 1;
+    c.rack = v != 2;
+    c.sack = v != 3;
+    dup_late_run(&c, 1.0, v == 3, &a);
+    dup_late_run(&c, 0.0, v == 3, &b);
+    /* The one loss repaired without a timeout, and the window cut once,
+       as without duplicates. */
+    assert_int_equal(a.k.retransmits, 1);
+    assert_int_equal(b.k.retransmits, 1);
+    assert_int_equal(a.k.timeouts, 0);
+    assert_int_equal(b.k.timeouts, 0);
+    assert_int_equal(a.k.fast_recoveries, b.k.fast_recoveries);
+    assert_int_equal(a.k.probes, b.k.probes);
+    assert_int_equal(a.ci.ssthresh, b.ci.ssthresh);
+    /* No RTT sample came from a copy's stale timestamp (it would be
+       300 ms): the largest is what the run without duplicates took (a
+       few microseconds; 40 ms with delayed ACKs, their timer). */
+    assert_true(a.ci.max_rtt < b.ci.max_rtt + 100 * NETSIM_US);
+    assert_true(a.ci.rto < b.ci.rto + 20 * NETSIM_MS);
+    /* The later messages went as fast (the copies add load to message
+       1's path). */
+    assert_int_equal(a.lat[0], b.lat[0]);
+    assert_true(absdiff(a.lat[1], b.lat[1]) < 100 * NETSIM_US);
+    assert_int_equal(a.lat[2], b.lat[2]);
+  }
+}
+
 /* DCTCP against NewReno through a 10 Gb/s bottleneck that marks ECT
    packets above 30 KB: DCTCP keeps the queue near the threshold and drops
    nothing; NewReno fills the 200 KB buffer until it drops. */
@@ -358,6 +506,7 @@ int main(void) {
       cmocka_unit_test(test_tcp_hol_blocking),
       cmocka_unit_test(test_tcp_syn_lost),
       cmocka_unit_test(test_tcp_corrupt),
+      cmocka_unit_test(test_tcp_dup_late),
       cmocka_unit_test(test_tcp_delayed_ack),
       cmocka_unit_test(test_tcp_dctcp),
       cmocka_unit_test(test_tcp_flowkey),

@@ -86,6 +86,7 @@ typedef struct tconn {
   int cwnd_limited;
   uint32_t dupacks;
   netsim_time srtt, rttvar, rto, min_rtt;
+  netsim_time max_rtt; /* the largest sample, for sim_tcp_conn_get */
   int have_rtt;
   uint32_t backoff;
   netsim_time rack_xmit;
@@ -860,6 +861,9 @@ static void rtt_sample(tconn *c, netsim_time rtt) {
   if (rtt == 0) {
     rtt = 1;
   }
+  if (rtt > c->max_rtt) {
+    c->max_rtt = rtt;
+  }
   if (!c->have_rtt) {
     c->srtt = rtt;
     c->rttvar = rtt / 2;
@@ -900,7 +904,7 @@ static void on_ack(tconn *c, const tcp_hdr *h) {
   uint32_t prior_in_flight = in_flight(c);
   uint32_t acked = 0, sacked = 0, i, k;
   uint64_t acked_bytes = 0, prior_una = c->snd_una;
-  int dsack_tlp = 0;
+  int dsack_tlp = 0, old;
 
   if (h->flags & F_SYN) {
     if (c->state == ST_SYN_SENT) {
@@ -917,6 +921,12 @@ static void on_ack(tconn *c, const tcp_hdr *h) {
   if (c->state != ST_EST || h->ack > c->snd_nxt) {
     return;
   }
+  /* An ACK below snd_una (a late duplicate, or one overtaken) takes
+     tcp_ack's old_ack path: its SACK blocks still say what the receiver
+     holds, and may mark losses and move recovery on, but it is no RTT
+     sample (its timestamp is stale), no duplicate ACK, no ECN echo and no
+     reason to touch the timers. */
+  old = h->ack < c->snd_una;
   /* Cumulative acknowledgement. */
   while (c->sb_len > 0) {
     tseg *s = seg_at(c, 0);
@@ -975,19 +985,22 @@ static void on_ack(tconn *c, const tcp_hdr *h) {
       rack_update(c, s, now);
     }
   }
+  if (old && sacked == 0) {
+    return;
+  }
   /* An RTT sample from the timestamp echo (RFC 7323), for ACKs of new
      data. */
-  if ((acked || sacked) && h->tsecr > 0 && h->tsecr - 1 <= now) {
+  if (!old && (acked || sacked) && h->tsecr > 0 && h->tsecr - 1 <= now) {
     rtt_sample(c, now - (h->tsecr - 1));
   }
   if (acked > 0 && c->snd_una > prior_una) {
     c->backoff = 0;
     c->dupacks = 0;
-  } else if (c->sb_len > 0 && (sacked > 0 || !t->cfg.sack)) {
+  } else if (!old && c->sb_len > 0 && (sacked > 0 || !t->cfg.sack)) {
     ++c->dupacks;
   }
   /* The tail loss probe's fate. */
-  if (c->tlp_high_seq && c->snd_una >= c->tlp_high_seq) {
+  if (!old && c->tlp_high_seq && c->snd_una >= c->tlp_high_seq) {
     if ((h->flags & F_DSACK) == 0 && c->tlp_retrans && c->ca_state == CA_OPEN) {
       /* The probe repaired a loss: reduce as for one (tcp_process_tlp_ack). */
       c->ssthresh = ssthresh_on_loss(c);
@@ -1035,12 +1048,14 @@ static void on_ack(tconn *c, const tcp_hdr *h) {
     cong_avoid(c, acked, prior_in_flight);
   }
   c->cwnd_limited = 0;
-  if (t->cfg.ecn) {
+  if (t->cfg.ecn && !old) {
     ecn_react(c, acked_bytes, (h->flags & F_ECE) ? h->ce_bytes : 0);
   }
   /* Timers: re-armed by new data acknowledged (tcp_rearm_rto); stopped
      when nothing is outstanding. */
-  if (c->sb_len == 0) {
+  if (old) {
+    /* Left as they are. */
+  } else if (c->sb_len == 0) {
     set_timer(c, TM_NONE, 0);
   } else if (acked > 0 || c->tm_mode == TM_NONE ||
              (c->tm_mode == TM_PTO && (c->ca_state != CA_OPEN))) {
@@ -1331,7 +1346,16 @@ static void on_data(tconn *c, const tcp_hdr *h, const netsim_pkt *p) {
     c->dsack_pending = 1;
   }
   ++c->segs_rcvd;
-  if (c->delack_pending == 0 || !in_order) {
+  if (dup) {
+    /* The timestamp to echo never moves back (RFC 7323's PAWS: Linux
+       discards a segment older than ts_recent with a duplicate ACK that
+       echoes ts_recent): a late duplicate's stale timestamp would give
+       the sender a false RTT sample.  A spurious retransmission's newer
+       one is echoed, as tcp_replace_ts_recent does. */
+    if (p->t_sent + 1 > c->ts_echo) {
+      c->ts_echo = p->t_sent + 1;
+    }
+  } else if (c->delack_pending == 0 || !in_order) {
     c->ts_echo = p->t_sent + 1;
   }
   if (c->rcv_nxt > old) {
@@ -1687,6 +1711,7 @@ int sim_tcp_conn_get(simx *x, uint32_t i, sim_tcp_conn_info *info) {
   info->cwnd = c->cwnd;
   info->ssthresh = c->ssthresh;
   info->srtt = c->srtt;
+  info->max_rtt = c->max_rtt;
   info->rto = backed_off_rto(c);
   info->snd_una = c->snd_una;
   info->snd_nxt = c->snd_nxt;

@@ -26,7 +26,12 @@
  *     rto_min), initial 1 s, doubling, capped at 120 s; on expiry cwnd 1,
  *     every unSACKed segment lost (tcp_enter_loss);
  *   - delayed ACK as an option (every second segment, else after delack,
- *     40 ms; at once for out-of-order data; quick ACKs at the start).
+ *     40 ms; at once for out-of-order data; quick ACKs at the start);
+ *   - duplicates: a segment already received is answered at once with a
+ *     D-SACK-flagged ACK and not delivered again, and never moves the
+ *     echoed timestamp back (PAWS keeps ts_recent); an ACK below snd_una
+ *     takes tcp_ack's old_ack path (its SACK blocks only: no RTT sample,
+ *     no duplicate ACK, no ECN echo, timers untouched).
  */
 #ifndef SIM_TCP_H
 #define SIM_TCP_H
@@ -112,9 +117,10 @@ typedef struct sim_tcp_conn_info {
   /* cwnd and ssthresh in segments. */
   uint32_t cwnd;
   uint32_t ssthresh;
-  /* srtt and rto. */
+  /* srtt and rto; max_rtt is the largest RTT sample taken. */
   netsim_time srtt;
   netsim_time rto;
+  netsim_time max_rtt;
   /* snd_una, snd_nxt and rcv_nxt are stream offsets. */
   uint64_t snd_una;
   uint64_t snd_nxt;
