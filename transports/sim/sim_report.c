@@ -203,6 +203,19 @@ static int any_ber(const sim_result *res, uint32_t n) {
   return 0;
 }
 
+/* any_dup says whether any of the |n| results ran with duplication: the
+   duplicate rows, keys and file appear only then. */
+static int any_dup(const sim_result *res, uint32_t n) {
+  uint32_t i;
+
+  for (i = 0; i < n; ++i) {
+    if (res[i].dup_on) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static void cell_us(FILE *f, double us) {
   char b[32];
 
@@ -377,6 +390,23 @@ void sim_report_table(FILE *f, const sim_result *res, uint32_t n) {
     }
     fprintf(f, "\n");
   }
+  if (any_dup(res, n)) {
+    row_label(f, "duplicated on links");
+    for (i = 0; i < n; ++i) {
+      cell_u64(f, res[i].duplicated);
+    }
+    fprintf(f, "\n");
+    row_label(f, "  copies at receivers");
+    for (i = 0; i < n; ++i) {
+      cell_u64(f, res[i].cnt.dup_rx);
+    }
+    fprintf(f, "\n");
+    row_label(f, "  delivered twice / unmatched");
+    for (i = 0; i < n; ++i) {
+      cell_pair(f, res[i].dup_reads, res[i].cnt.unmatched);
+    }
+    fprintf(f, "\n");
+  }
   row_label(f, "deepest queue (KB)");
   for (i = 0; i < n; ++i) {
     cell_d(f, (double)res[i].max_queue_bytes / 1000.0, 1);
@@ -451,7 +481,7 @@ static void json_pcts(FILE *f, const char *key, const double *v) {
 void sim_report_json(FILE *f, const sim_scn *s, const sim_result *res,
                      uint32_t n) {
   uint32_t i, p;
-  int ber = any_ber(res, n);
+  int ber = any_ber(res, n), dup = any_dup(res, n);
 
   fprintf(f, "{\"scenario\": ");
   json_str(f, s->name);
@@ -553,6 +583,16 @@ void sim_report_json(FILE *f, const sim_scn *s, const sim_result *res,
               (unsigned long long)r->cnt.corrupt_other,
               (unsigned long long)r->cnt.corrupt_accepted,
               (unsigned long long)r->cnt.recv_errors);
+    }
+    if (dup) {
+      fprintf(
+          f,
+          ", \"duplicates\": {\"duplicated\": %llu, \"skipped\": %llu"
+          ", \"received\": %llu, \"delivered_twice\": %llu"
+          ", \"unmatched_deliveries\": %llu}",
+          (unsigned long long)r->duplicated, (unsigned long long)r->dup_skipped,
+          (unsigned long long)r->cnt.dup_rx, (unsigned long long)r->dup_reads,
+          (unsigned long long)r->cnt.unmatched);
     }
     fprintf(f, "}");
   }
@@ -685,6 +725,25 @@ int sim_report_csv(const char *dir, const sim_result *res, uint32_t n,
   if (fclose(f) != 0) {
     snprintf(err, errlen, "%s/paths.csv: write failed", dir);
     return -1;
+  }
+  if (any_dup(res, n)) {
+    if ((f = open_out(dir, "duplicates.csv", err, errlen)) == NULL) {
+      return -1;
+    }
+    fprintf(f, "point,transport,duplicated,skipped,received,delivered_twice,"
+               "unmatched_deliveries\n");
+    for (i = 0; i < n; ++i) {
+      fprintf(f, "%u,%s,%llu,%llu,%llu,%llu,%llu\n", res[i].point_idx,
+              res[i].transport, (unsigned long long)res[i].duplicated,
+              (unsigned long long)res[i].dup_skipped,
+              (unsigned long long)res[i].cnt.dup_rx,
+              (unsigned long long)res[i].dup_reads,
+              (unsigned long long)res[i].cnt.unmatched);
+    }
+    if (fclose(f) != 0) {
+      snprintf(err, errlen, "%s/duplicates.csv: write failed", dir);
+      return -1;
+    }
   }
   if (!any_ber(res, n)) {
     return 0;

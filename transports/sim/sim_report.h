@@ -23,8 +23,9 @@ void sim_report_json(FILE *f, const sim_scn *s, const sim_result *res,
                      uint32_t n);
 
 /* sim_report_csv writes flows.csv, messages.csv, throughput.csv,
-   queues.csv and paths.csv into directory |dir|, and corruption.csv when
-   a result ran with bit errors.  Returns 0, or -1 with
+   queues.csv and paths.csv into directory |dir|, corruption.csv when a
+   result ran with bit errors and duplicates.csv when one ran with
+   duplication.  Returns 0, or -1 with
    a message in |err|. */
 int sim_report_csv(const char *dir, const sim_result *res, uint32_t n,
                    char *err, size_t errlen);

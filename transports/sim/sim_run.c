@@ -266,7 +266,9 @@ static void on_readable(void *user, simx_msg *m) {
   sim_flow *f = &r->flows[m->flow];
   netsim_time now = now_of(r);
 
-  if (m->t_read != NETSIM_TIME_NONE && m->t_read != now) {
+  if (m->reads++ > 0) {
+    /* Delivered twice: counted, and measured only the first time. */
+    ++r->res->dup_reads;
     return;
   }
   m->t_read = now;
@@ -334,6 +336,37 @@ static void on_progress(void *user, uint32_t flow, uint64_t bytes) {
       res->tput_bins[b] += (double)bytes;
     }
   }
+}
+
+/* dup_headroom is how many packets duplicating links may hold at once in
+   the pool (each copy waits there dup_delay), so that the copies do not
+   starve the hosts of packets: every host sending at its line rate,
+   every packet copied on each link of its path (3, or 5 in a fat tree)
+   with the largest probability configured, 2000 bytes a packet on
+   average (full data packets and their small acknowledgements); at most
+   2^22 (the pools are touched only as far as they are used).  0 without
+   duplication, so that no other run changes.  A copy that still finds
+   the pool empty is skipped and counted (dup_skipped). */
+static uint32_t dup_headroom(const sim_scn *s) {
+  double p = s->dup, n;
+  uint64_t delay = s->dup_delay;
+  uint32_t i;
+
+  if (!sim_scn_has_dup(s)) {
+    return 0;
+  }
+  for (i = 0; i < s->n_faults; ++i) {
+    const scn_fault *f = &s->faults[i];
+    if (f->op == SCN_FAULT_DUP) {
+      p = f->p > p ? f->p : p;
+      if (f->delay_set && f->delay_ps > delay) {
+        delay = f->delay_ps;
+      }
+    }
+  }
+  n = p * ((double)delay / 1e12) * (double)s->n_hosts * (double)s->host_rate *
+      (s->topo == SCN_TOPO_FATTREE ? 5 : 3) / (8.0 * 2000);
+  return n < (double)(1u << 22) ? (uint32_t)n + 1024 : 1u << 22;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1104,6 +1137,9 @@ static void measure(rctx *r, netsim_sampler *smp, const uint32_t *ids,
     res->drops += st.drops[i];
   }
   res->ecn_marks = st.ecn_marked;
+  res->dup_on = sim_scn_has_dup(s);
+  res->duplicated = st.duplicated;
+  res->dup_skipped = st.dup_skipped;
   res->ber_on = sim_scn_has_ber(s);
   res->corrupted = st.corrupted;
   for (i = 0; res->ber_on && i < netsim_sim_n_links(r->sim); ++i) {
@@ -1353,7 +1389,7 @@ int sim_run(const sim_scn *s, uint32_t tri, const sim_run_opts *o,
 
   netsim_settings_default(&set);
   set.seed = s->seed;
-  set.max_pkts = s->n_hosts * s->pkts_per_host + 4096;
+  set.max_pkts = s->n_hosts * s->pkts_per_host + 4096 + dup_headroom(s);
   /* Payloads are transport headers: SRD data headers travel inline in the
      packet; ACKs (up to about 180 bytes with their echoes) and TCP's
      96-byte header use a pool buffer, which is touched only when used. */

@@ -78,6 +78,17 @@ typedef struct sim_result {
   int ber_on;
   uint64_t corrupted;
   uint64_t bit_errors;
+  /* Duplication: dup_on says the run made some link duplicate packets
+     (sim_scn_has_dup); duplicated and dup_skipped count the copies links
+     made and could not make (netsim_sim_stats); dup_reads counts
+     messages reported readable again after their first time (delivered
+     twice).  A transport that delivers a message twice without the
+     runner seeing it again counts an unmatched completion
+     (cnt.unmatched). */
+  int dup_on;
+  uint64_t duplicated;
+  uint64_t dup_skipped;
+  uint64_t dup_reads;
   simx_counters cnt;
   /* Head-of-line blocking: time messages sat arrived but unreadable. */
   double hol_total_us;

@@ -51,6 +51,9 @@ typedef struct simx_msg {
      first byte and the bytes arrived so far). */
   uint64_t offset;
   uint64_t acc;
+  /* reads is the runner's: how many times the transport reported the
+     message readable (more than once: delivered twice). */
+  uint32_t reads;
 } simx_msg;
 
 /* simx_app is how a transport reports back to the runner.  Every callback
