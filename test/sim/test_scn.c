@@ -455,8 +455,9 @@ static void test_scn_sweep(void **state) {
 static void test_scn_files(void **state) {
   /* Every shipped scenario compiles. */
   static const char *const names[] = {
-      "ecmp-collision", "single-flow",  "random-loss", "link-failure", "incast",
-      "shuffle",        "hol-blocking", "asymmetric",  "corruption"};
+      "ecmp-collision", "single-flow", "random-loss",  "link-failure",
+      "incast",         "shuffle",     "hol-blocking", "asymmetric",
+      "corruption",     "duplicates"};
   size_t i;
 
   (void)state;
