@@ -131,6 +131,12 @@ static void declare_lost(srd_ep *ep, srd_peer *p, srd_rtb_ent *e, int timeout,
   } else {
     ++ep->stats.losses_rack;
     base = 2 * (p->rtt.srtt ? p->rtt.srtt : ep->settings.rto_min);
+    /* Packets sent after it were acknowledged: if it arrives after all
+       (a late copy of it, a straggler), its echo says how late that one
+       copy was, not what the path's round trip is, and gives no sample.
+       A packet the timeout declared lost still does: when every answer
+       comes late, that is how the longer round trip is learnt. */
+    srd_bit_set(p->rtt_seen, e->seq & p->rtt_seen_mask);
   }
   srd_ep_log(ep, now, SRD_LOG_LOSS, p->id, e->path, e->seq, timeout != 0);
   until = srd_pathset_on_loss(&p->paths, e->path, e->tx_ts, now, base,
