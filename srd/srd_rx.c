@@ -541,9 +541,6 @@ static uint32_t mix(uint32_t a, uint32_t b) {
   return h;
 }
 
-/* establish makes |conn| the peer's proven incarnation.  A different one
-   than before means the peer restarted: what was in flight with the old
-   one ends in SRD_ERR_PEER_RESET (sends) or SRD_ERR_ABORTED (receives). */
 /* gone says whether |conn| is an incarnation of the peer that a later one
    replaced. */
 static int gone(const srd_peer *p, uint32_t conn) {
@@ -556,6 +553,11 @@ static int gone(const srd_peer *p, uint32_t conn) {
   }
   return 0;
 }
+
+/* establish makes |conn| the peer's proven incarnation.  A different one
+   than before means the peer restarted: what was in flight with the old
+   one ends in SRD_ERR_PEER_RESET (sends) or SRD_ERR_ABORTED (receives),
+   and the old one is gone for good. */
 
 SRD_COLD static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
                                const srd_pkt_hs *params, srd_tstamp now) {
