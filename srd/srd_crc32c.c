@@ -349,6 +349,14 @@ uint32_t srd_crc32c(uint32_t crc, const void *buf, size_t len) {
 
 uint32_t srd_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len) {
 #ifdef SRD_CRC32C_X86
+  if (len >= FOLD_MIN && fold_available()) {
+    /* The C library's copy writes whole cache lines without reading them
+       first (rep movsb); the folding loop's stores would read every line
+       of a receive buffer that is not in cache.  So: copy, then fold the
+       copy, which is in the nearest cache now. */
+    memcpy(dst, src, len);
+    return ~fold_reg(~crc, dst, NULL, len);
+  }
   if (hw_ok()) {
     return ~hw_any(~crc, src, dst, len);
   }
