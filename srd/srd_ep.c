@@ -375,6 +375,8 @@ int srd_ep_remove_peer(srd_ep *ep, srd_peer_id id, srd_tstamp now) {
     }
   }
   srd_pq_remove(&ep->timers, &p->timer);
+  /* Those that stay may take receives that wait already. */
+  srd_ep_drain_unexp(ep, now);
   if (p->in_ready) {
     if (p->ready_prev != SRD_NIL) {
       ep->peers[p->ready_prev]->ready_next = p->ready_next;
@@ -497,7 +499,7 @@ static int unexp_ready(const srd_ep *ep, const srd_rctx *c) {
 int srd_ep_post_recv(srd_ep *ep, void *buf, size_t cap, void *user_ctx,
                      srd_tstamp now) {
   srd_recv *r;
-  uint32_t idx, ci;
+  uint32_t idx;
 
   if (buf == NULL && cap > 0) {
     return SRD_ERR_INVALID_ARGUMENT;
@@ -522,13 +524,21 @@ int srd_ep_post_recv(srd_ep *ep, void *buf, size_t cap, void *user_ctx,
   ep->posted_tail = idx;
 
   /* A message that arrived before any receive takes this one. */
-  for (ci = ep->unexp_head; ci != SRD_NIL; ci = ep->rctxs[ci].next) {
+  srd_ep_drain_unexp(ep, now);
+  return 0;
+}
+
+void srd_ep_drain_unexp(srd_ep *ep, srd_tstamp now) {
+  uint32_t ci = ep->unexp_head, guard = ep->n_rctx + 1;
+
+  while (ep->posted_head != SRD_NIL && ci != SRD_NIL && guard-- > 0) {
     if (unexp_ready(ep, &ep->rctxs[ci])) {
       srd_rx_deliver(ep, &ep->rctxs[ci], now);
-      break;
+      ci = ep->unexp_head; /* the queue changed */
+    } else {
+      ci = ep->rctxs[ci].next;
     }
   }
-  return 0;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -198,6 +198,12 @@ typedef struct srd_peer {
   uint32_t rack_max_seq;    /* over all paths */
   int rack_max_valid;
   int want_sync; /* tell the peer our message floor */
+  /* sync_until: an abandoned message's id + 1, while the floor has not
+     passed it (sync_owed): the floor is told again once it does, since
+     the receiver may hold later messages for it (ordered) and no data may
+     come to carry it. */
+  uint32_t sync_until;
+  int sync_owed;
 
   /* Receive side. */
   srd_acktr acktr;
@@ -343,6 +349,11 @@ void srd_ep_rctx_release(srd_ep *ep, srd_rctx *c);
 void srd_ep_rctx_release_chunks(srd_ep *ep, srd_rctx *c);
 SRD_COLD void srd_ep_start_handshake(srd_ep *ep, srd_peer *p, srd_tstamp now);
 void srd_ep_rctx_unexp_remove(srd_ep *ep, srd_rctx *c);
+/* srd_ep_drain_unexp hands messages waiting in the unexpected queue that
+   may be delivered now to the receives posted, oldest first, while both
+   last (after a post, or when a session's end frees held messages of
+   their order). */
+void srd_ep_drain_unexp(srd_ep *ep, srd_tstamp now);
 int srd_ep_chunk_take(srd_ep *ep, srd_rctx *c, uint32_t frag, uint8_t **mem);
 srd_duration srd_ep_rto(const srd_ep *ep, const srd_peer *p);
 

@@ -595,6 +595,9 @@ SRD_COLD static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
   p->next_msg_id = p->msg_floor = tx_base;
   p->rx_next = p->rx_floor = rx_base;
   srd_ep_set_state(ep, p, SRD_PEER_STATE_ESTABLISHED, now);
+  /* Messages the old session held for their turn are free of it now, and
+     may take receives posted already. */
+  srd_ep_drain_unexp(ep, now);
 }
 
 /* confirm_cookie: the incarnation our HS_RESP went to proved it is live

@@ -23,6 +23,14 @@ static void finish(srd_ep *ep, srd_peer *p, srd_send *s) {
          p->tx_msgs[p->msg_floor & srd_msg_mask(ep)] == 0) {
     ++p->msg_floor;
   }
+  /* The floor passed a message we gave up on: say so (the SYNC sent when
+     it was abandoned named an older message still in flight). */
+  if (p->sync_owed && !srd_seq_lt(p->msg_floor, p->sync_until)) {
+    p->sync_owed = 0;
+    if (srd_established(p)) {
+      p->want_sync = 1;
+    }
+  }
 }
 
 static void complete(srd_ep *ep, srd_peer *p, srd_send *s, int status,
@@ -44,6 +52,10 @@ void srd_tx_msg_fail(srd_ep *ep, srd_peer *p, srd_send *s, int err,
   srd_ep_log(ep, now, SRD_LOG_MSG_FAILED, p->id, -1,
              s->state == SRD_SEND_ACTIVE ? s->msg_id : 0, (uint64_t)-err);
   if (s->state == SRD_SEND_ACTIVE) {
+    if (!p->sync_owed || srd_seq_gt(s->msg_id + 1, p->sync_until)) {
+      p->sync_until = s->msg_id + 1;
+    }
+    p->sync_owed = 1;
     finish(ep, p, s);
     /* The receiver may hold part of it: tell it the floor moved. */
     if (srd_established(p)) {
@@ -1118,6 +1130,7 @@ void srd_tx_session_reset(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   p->rnr_exp = 0;
   p->rnr_progress = p->rnr_epoch;
   p->want_sync = 0;
+  p->sync_owed = 0;
   p->ack_repeat_at = SRD_TSTAMP_NONE;
   p->next_pace_ts = 0;
   p->cc.ops->reset(&p->cc, &p->ccs, now);
