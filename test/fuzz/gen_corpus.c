@@ -19,7 +19,13 @@
  *               time steps, posting, polling, the wire, a flush;
  *   fuzz_acktr  operation sequences in the format test/fuzz/fuzz_acktr.c
  *               documents: in order, reordered, duplicates, gaps, wrap
- *               past 2^32, jumps past the window, NACKs, resets.
+ *               past 2^32, jumps past the window, NACKs, resets;
+ *   fuzz_wire   schedules in the format test/fuzz/fuzz_wire.c documents:
+ *               lossless traffic in every configuration, reordering,
+ *               duplicates, split reads, losses, unreachable peers,
+ *               corrupted and forged (re-sealed) DATA, forged answers,
+ *               replays, restarts, peer removal, an ordered receiver
+ *               posting late, flushes and truncation.
  * Seeds the fuzzers found are added beside these, under their hash names,
  * with libFuzzer's -merge=1.
  */
@@ -836,6 +842,354 @@ static void gen_acktr(void) {
   write_seed("fuzz_acktr", "long-run", s.b, s.n);
 }
 
+/* ------------------------------------------------------------------------ */
+/* fuzz_wire                                                                */
+
+/* Record ops (test/fuzz/fuzz_wire.c); flag 1 picks B. */
+enum {
+  W_SEND = 0,
+  W_RECV = 1,
+  W_WRITE = 2,
+  W_DELIVER = 3,
+  W_DROP = 4,
+  W_MOVE = 5,
+  W_TIME = 6,
+  W_EXPIRY = 7,
+  W_MUTATE = 8,
+  W_REPLAY = 9,
+  W_CYCLE = 10,
+  W_PUMP = 11,
+  W_POLL = 12,
+  W_RESTART = 13,
+  W_FLUSH = 14,
+  W_STATS = 15
+};
+
+/* Mutation kinds. */
+enum {
+  M_FLIP = 0,
+  M_BYTE = 1,
+  M_U16 = 2,
+  M_U32 = 3,
+  M_ADD = 4,
+  M_TRUNC = 5,
+  M_EXTEND = 6,
+  M_INTERESTING = 7
+};
+
+/* Offsets in a DATA datagram, from the header layout (srd_pkt.h). */
+#define OFF_SRC_CONN 4
+#define OFF_DST_CONN 8
+#define OFF_SEQ (SRD_PKT_COMMON_LEN + 0)
+#define OFF_MSG_ID (SRD_PKT_COMMON_LEN + 4)
+#define OFF_FLOOR (SRD_PKT_COMMON_LEN + 8)
+#define OFF_MSG_LEN (SRD_PKT_COMMON_LEN + 12)
+#define OFF_OFFSET (SRD_PKT_COMMON_LEN + 16)
+
+static void w_send(buf *s, int x, uint32_t len) {
+  b8(s, F(W_SEND, x));
+  b16(s, len);
+}
+
+static void w_recv(buf *s, int x, uint32_t cap) {
+  b8(s, F(W_RECV, x));
+  b16(s, cap);
+}
+
+static void w_write(buf *s, int x, uint32_t n) {
+  b8(s, F(W_WRITE, x));
+  b8(s, n);
+}
+
+static void w_deliver(buf *s, uint32_t idx) {
+  b8(s, W_DELIVER);
+  b8(s, idx);
+}
+
+static void w_pump(buf *s, uint32_t rounds) {
+  b8(s, W_PUMP);
+  b8(s, rounds - 1);
+}
+
+static void w_time(buf *s, uint32_t unit, uint32_t d) {
+  b8(s, F(W_TIME, unit));
+  b16(s, d);
+}
+
+static void w_poll(buf *s, int x) {
+  b8(s, F(W_POLL, x));
+  b8(s, 16);
+}
+
+/* w_mutate edits queued datagram |idx| once; |seal| re-seals it. */
+static void w_mutate(buf *s, uint32_t idx, int seal, uint32_t kind,
+                     uint32_t off, uint32_t val) {
+  b8(s, F(W_MUTATE, seal ? 2 : 0));
+  b8(s, idx);
+  b8(s, 1);
+  b8(s, kind);
+  b16(s, off);
+  b32(s, val);
+}
+
+/* w_established: a handshake and a message each way, delivered. */
+static void w_established(buf *s) {
+  w_recv(s, 1, 4096);
+  w_send(s, 0, 100);
+  w_recv(s, 0, 4096);
+  w_send(s, 1, 50);
+  w_pump(s, 16);
+  w_poll(s, 0);
+  w_poll(s, 1);
+}
+
+static void wire_seed(const char *name, const buf *s) {
+  write_seed("fuzz_wire", name, s->b, s->n);
+}
+
+static void gen_wire(void) {
+  static const uint8_t cfgs[][2] = {{0x00, 0x00}, {0x01, 0x00}, {0x0C, 0x01},
+                                    {0x92, 0x12}, {0x21, 0x4A}, {0x44, 0x20},
+                                    {0x83, 0x06}, {0x08, 0x38}};
+  char name[64];
+  buf s;
+  unsigned i, j;
+
+  /* Traffic both ways on a lossless wire, in every flavour. */
+  for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); ++i) {
+    s.n = 0;
+    b8(&s, cfgs[i][0]);
+    b8(&s, cfgs[i][1]);
+    w_established(&s);
+    w_recv(&s, 1, 8192);
+    w_send(&s, 0, 8192);
+    w_send(&s, 0, 3);
+    w_recv(&s, 1, 8192);
+    w_pump(&s, 16);
+    w_pump(&s, 16);
+    b8(&s, F(W_STATS, 0));
+    b8(&s, F(W_STATS, 1));
+    snprintf(name, sizeof(name), "lossless-cfg%02x%02x", cfgs[i][0],
+             cfgs[i][1]);
+    wire_seed(name, &s);
+  }
+
+  /* Reordered, duplicated, split: three fragments, delivered from the
+     back, each one twice. */
+  s.n = 0;
+  b8(&s, 0x00);
+  b8(&s, 0x00);
+  w_established(&s);
+  w_recv(&s, 1, 4096);
+  w_send(&s, 0, 3000);
+  w_write(&s, 0, 8);
+  for (i = 0; i < 3; ++i) {
+    b8(&s, F(W_DELIVER, 4)); /* keep it: a duplicate */
+    b8(&s, 2 - i);
+    b8(&s, F(W_DELIVER, 2)); /* split */
+    b8(&s, 2 - i);
+    b16(&s, 30 + i * 20);
+  }
+  w_write(&s, 1, 8);
+  w_deliver(&s, 0);
+  w_pump(&s, 8);
+  wire_seed("reorder-dup-split", &s);
+
+  /* Losses: everything A writes is dropped for a while, then moved
+     around and delayed. */
+  s.n = 0;
+  b8(&s, 0x04);
+  b8(&s, 0x00);
+  w_established(&s);
+  w_recv(&s, 1, 8192);
+  w_send(&s, 0, 5000);
+  for (i = 0; i < 6; ++i) {
+    w_write(&s, 0, 8);
+    for (j = 0; j < 3; ++j) {
+      b8(&s, W_DROP);
+      b8(&s, 0);
+    }
+    b8(&s, W_MOVE);
+    b8(&s, 0);
+    w_time(&s, 2, 3);
+    b8(&s, W_EXPIRY);
+  }
+  w_pump(&s, 16);
+  wire_seed("loss-delay", &s);
+
+  /* The peer never answers: retries run out (unreachable, then
+     unresponsive), a ghost peer too. */
+  s.n = 0;
+  b8(&s, 0x40);
+  b8(&s, 0x08);
+  b8(&s, F(W_SEND, 4)); /* to the ghost */
+  b16(&s, 10);
+  w_send(&s, 0, 10);
+  for (i = 0; i < 12; ++i) {
+    w_write(&s, 0, 8);
+    b8(&s, F(W_DROP, 0));
+    b8(&s, 0);
+    b8(&s, W_EXPIRY);
+  }
+  w_poll(&s, 0);
+  w_established(&s);
+  w_send(&s, 0, 2000);
+  for (i = 0; i < 12; ++i) {
+    w_write(&s, 0, 8);
+    b8(&s, W_DROP);
+    b8(&s, 0);
+    b8(&s, W_DROP);
+    b8(&s, 0);
+    b8(&s, W_EXPIRY);
+  }
+  w_poll(&s, 0);
+  wire_seed("unreachable-unresponsive", &s);
+
+  /* Corruption and forgery of DATA fields: plain (dropped by the CRC
+     checks) and re-sealed. */
+  {
+    static const uint32_t offs[] = {OFF_SEQ,     OFF_MSG_ID, OFF_FLOOR,
+                                    OFF_MSG_LEN, OFF_OFFSET, 1};
+    for (i = 0; i < 2 * sizeof(offs) / sizeof(offs[0]); ++i) {
+      s.n = 0;
+      b8(&s, i & 1 ? 0x01 : 0x00);
+      b8(&s, 0x00);
+      w_established(&s);
+      w_recv(&s, 1, 4096);
+      w_send(&s, 0, 2000);
+      w_write(&s, 0, 8);
+      w_mutate(&s, 0, i >= 6, M_ADD, offs[i % 6], i & 1 ? 1 : 0xFF);
+      w_mutate(&s, 1, i >= 6, M_FLIP, 200, i);
+      w_deliver(&s, 0);
+      w_deliver(&s, 0);
+      w_pump(&s, 16);
+      snprintf(name, sizeof(name), "%s-%u", i >= 6 ? "forge" : "corrupt",
+               i % 6);
+      wire_seed(name, &s);
+    }
+  }
+
+  /* Forged handshake and acknowledgements: B's answers, re-sealed with
+     other incarnation ids, cut short, extended. */
+  for (i = 0; i < 4; ++i) {
+    s.n = 0;
+    b8(&s, 0x00);
+    b8(&s, 0x00);
+    w_send(&s, 0, 300);
+    w_write(&s, 0, 4);
+    w_deliver(&s, 0);
+    w_write(&s, 1, 4);
+    w_mutate(&s, 0, 1, i < 2 ? M_INTERESTING : (i == 2 ? M_TRUNC : M_EXTEND),
+             i == 0 ? OFF_SRC_CONN : OFF_DST_CONN, i == 0 ? 5 : 4);
+    w_deliver(&s, 0);
+    w_pump(&s, 16);
+    w_recv(&s, 1, 4096);
+    w_pump(&s, 16);
+    snprintf(name, sizeof(name), "forge-answer-%u", i);
+    wire_seed(name, &s);
+  }
+
+  /* Replays of old datagrams, before and after A restarts. */
+  s.n = 0;
+  b8(&s, 0x00);
+  b8(&s, 0x00);
+  w_established(&s);
+  for (i = 0; i < 6; ++i) {
+    b8(&s, F(W_REPLAY, i & 1));
+    b8(&s, i);
+  }
+  w_pump(&s, 4);
+  w_recv(&s, 1, 4096);
+  w_send(&s, 0, 1500);
+  w_write(&s, 0, 8);
+  b8(&s, F(W_RESTART, 0));
+  for (i = 0; i < 6; ++i) {
+    b8(&s, W_REPLAY);
+    b8(&s, 60 - i);
+  }
+  w_send(&s, 0, 700);
+  w_pump(&s, 16);
+  w_deliver(&s, 0);
+  w_pump(&s, 16);
+  wire_seed("replay-restart", &s);
+
+  /* B restarts with messages in flight both ways. */
+  s.n = 0;
+  b8(&s, 0x02);
+  b8(&s, 0x00);
+  w_established(&s);
+  w_send(&s, 0, 3000);
+  w_send(&s, 1, 3000);
+  w_recv(&s, 0, 4096);
+  w_write(&s, 0, 2);
+  w_write(&s, 1, 2);
+  w_deliver(&s, 0);
+  b8(&s, F(W_RESTART, 1));
+  w_pump(&s, 16);
+  w_time(&s, 3, 2);
+  w_recv(&s, 1, 4096);
+  w_send(&s, 0, 30);
+  w_pump(&s, 16);
+  wire_seed("restart-b", &s);
+
+  /* Peers removed and added again, on both sides, mid-message. */
+  s.n = 0;
+  b8(&s, 0x00);
+  b8(&s, 0x00);
+  w_established(&s);
+  w_recv(&s, 1, 8192);
+  w_send(&s, 0, 6000);
+  w_write(&s, 0, 3);
+  w_deliver(&s, 0);
+  b8(&s, F(W_CYCLE, 1));
+  w_deliver(&s, 0);
+  w_pump(&s, 16);
+  w_send(&s, 0, 6000);
+  w_write(&s, 0, 2);
+  b8(&s, F(W_CYCLE, 0));
+  w_pump(&s, 16);
+  w_recv(&s, 1, 8192);
+  w_send(&s, 0, 40);
+  w_pump(&s, 16);
+  wire_seed("peer-cycle", &s);
+
+  /* An ordered receiver that posts late, with no room for unexpected
+     messages and a message window of 1: RNR, then the receives. */
+  for (i = 0; i < 2; ++i) {
+    s.n = 0;
+    b8(&s, i ? 0x01 : 0x21);
+    b8(&s, 0x30);
+    for (j = 0; j < 5; ++j) {
+      w_send(&s, 0, 100 + j * 700);
+    }
+    w_pump(&s, 16);
+    w_time(&s, 2, 5);
+    for (j = 0; j < 5; ++j) {
+      w_recv(&s, 1, 4096);
+    }
+    w_pump(&s, 16);
+    snprintf(name, sizeof(name), "ordered-late-recv-%u", i);
+    wire_seed(name, &s);
+  }
+
+  /* Flushes, truncation (a small receive), a too-long send. */
+  s.n = 0;
+  b8(&s, 0x10);
+  b8(&s, 0x00);
+  w_established(&s);
+  w_recv(&s, 1, 10);
+  w_send(&s, 0, 500);
+  w_send(&s, 0, 9000);
+  w_pump(&s, 16);
+  w_send(&s, 0, 800);
+  w_write(&s, 0, 1);
+  b8(&s, F(W_FLUSH, 0));
+  w_recv(&s, 1, 1000);
+  b8(&s, F(W_FLUSH, 1));
+  w_pump(&s, 16);
+  wire_seed("flush-truncate", &s);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s OUTDIR (test/fuzz/corpus)\n", argv[0]);
@@ -847,6 +1201,7 @@ int main(int argc, char **argv) {
   gen_pkt_real();
   gen_ep();
   gen_acktr();
+  gen_wire();
   printf("gen_corpus: wrote %u seeds under %s\n", n_written, out_root);
   return 0;
 }
