@@ -470,8 +470,9 @@ fuzz: fuzz-build
 	$(Q)for f in $(FUZZ_NAMES); do \
 		mkdir -p $(BUILD)/fuzz/corpus-$$f && \
 		echo "  FUZZ   $$f for $(FUZZ_SECONDS) s" && \
+		dict=$$([ -f test/fuzz/$$f.dict ] && echo -dict=test/fuzz/$$f.dict); \
 		$(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-			-rss_limit_mb=2048 -print_final_stats=1 \
+			-rss_limit_mb=2048 -print_final_stats=1 $$dict \
 			$(BUILD)/fuzz/corpus-$$f test/fuzz/corpus/$$f \
 			> $(BUILD)/fuzz/$$f.log 2>&1 || \
 			{ tail -n 60 $(BUILD)/fuzz/$$f.log; exit 1; }; \
