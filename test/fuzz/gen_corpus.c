@@ -19,7 +19,9 @@
  *               time steps, posting, polling, the wire, a flush;
  *   fuzz_acktr  operation sequences in the format test/fuzz/fuzz_acktr.c
  *               documents: in order, reordered, duplicates, gaps, wrap
- *               past 2^32, jumps past the window, NACKs, resets;
+ *               past 2^32, jumps past the window, NACKs, resets, the
+ *               largest window filled by runs, ACKs with few ranges,
+ *               every ACK frequency, failed allocations;
  *   fuzz_wire   schedules in the format test/fuzz/fuzz_wire.c documents:
  *               lossless traffic in every configuration, reordering,
  *               duplicates, split reads, losses, unreachable peers,
@@ -733,7 +735,9 @@ enum {
   T_NACK = 6,
   T_TIME = 7,
   T_BUILD = 8,
-  T_RESET = 9
+  T_RESET = 9,
+  T_RUN = 10,
+  T_BUILD_MAX = 11
 };
 
 static void at_rec(buf *s, uint32_t op, uint32_t arg, int wide) {
@@ -840,6 +844,95 @@ static void gen_acktr(void) {
   at_rec(&s, T_AHEAD, 200, 0);
   b8(&s, T_BUILD);
   write_seed("fuzz_acktr", "long-run", s.b, s.n);
+
+  /* The largest window filled by runs, with holes; ACKs with few ranges
+     (as on data packets) and whole ones; the window slid past. */
+  s.n = 0;
+  b8(&s, 227); /* window 65536 */
+  b8(&s, 0x00);
+  for (i = 0; i < 4; ++i) {
+    b8(&s, T_RUN);
+    b16(&s, 16000);
+    b8(&s, (uint32_t)i);
+    b8(&s, T_BASE);
+    b8(&s, 0);
+    b16(&s, 7);
+  }
+  b8(&s, T_BUILD_MAX);
+  b8(&s, 4);
+  b8(&s, T_BUILD);
+  b8(&s, T_RUN);
+  b16(&s, 65535);
+  b8(&s, 9);
+  b8(&s, T_BUILD_MAX);
+  b8(&s, 0);
+  b8(&s, T_BUILD);
+  write_seed("fuzz_acktr", "big-window-runs", s.b, s.n);
+
+  /* Every ACK frequency: few packets, ACKs that ride on data (few
+     ranges, few echoes), the delayed-ACK clock. */
+  for (i = 0; i < 4; ++i) {
+    char name[32];
+    int j;
+    s.n = 0;
+    b8(&s, (uint32_t)(i << 3) | 1u); /* window 128 */
+    b8(&s, 0xFE);
+    for (j = 0; j < 12; ++j) {
+      at_rec(&s, T_AHEAD, (uint32_t)(j % 3), 0);
+      b8(&s, T_TIME);
+      b16(&s, (uint32_t)(1000 + j * 700));
+      if (j % 3 == 2) {
+        b8(&s, T_BUILD_MAX);
+        b8(&s, (uint32_t)(j % 5));
+      }
+    }
+    snprintf(name, sizeof(name), "ack-freq-%d", i);
+    write_seed("fuzz_acktr", name, s.b, s.n);
+  }
+
+  /* Failed allocations, then the tracker starts again. */
+  s.n = 0;
+  b8(&s, 4);
+  b8(&s, 0x40);
+  at_rec(&s, T_AHEAD, 0, 0);
+  b8(&s, T_RESET);
+  b8(&s, 1);
+  at_rec(&s, T_AHEAD, 3, 0);
+  b8(&s, T_BUILD);
+  write_seed("fuzz_acktr", "nomem-restart", s.b, s.n);
+
+  /* More NACKs than the queue holds (a window's worth), then ACKs until
+     it is empty. */
+  s.n = 0;
+  b8(&s, 0); /* window 64 */
+  b8(&s, 0x10);
+  at_rec(&s, T_AHEAD, 0, 0);
+  for (i = 0; i < 70; ++i) {
+    b8(&s, T_NACK);
+    b8(&s, (uint32_t)i);
+    b32(&s, (uint32_t)i);
+    b8(&s, (uint32_t)i);
+  }
+  for (i = 0; i < 10; ++i) {
+    b8(&s, T_BUILD);
+  }
+  write_seed("fuzz_acktr", "nack-overflow", s.b, s.n);
+
+  /* The delayed ACK falls due exactly at its deadline (5 us after the
+     first unacknowledged packet), not a nanosecond before. */
+  s.n = 0;
+  b8(&s, 0);
+  b8(&s, 0x30);
+  at_rec(&s, T_AHEAD, 0, 0);
+  b8(&s, T_TIME);
+  b16(&s, 2000);
+  at_rec(&s, T_AHEAD, 0, 0);
+  b8(&s, T_TIME);
+  b16(&s, 2999);
+  b8(&s, T_TIME);
+  b16(&s, 1);
+  b8(&s, T_BUILD);
+  write_seed("fuzz_acktr", "ack-deadline", s.b, s.n);
 }
 
 /* ------------------------------------------------------------------------ */
