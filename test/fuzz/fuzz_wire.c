@@ -20,13 +20,16 @@
  *   byte 1  bit 0 no path steering; bit 1 an MTU of 512 at B; bit 2 B does
  *           not check payload CRCs (wire v2); bit 3 two retries, not four;
  *           bits 4-5 a message window of 64, 8, 2 or 1; bit 6 a packet
- *           window of 16 (else 64)
+ *           window of 16 (else 64); bit 7 B's largest message is half
+ *           A's (A's longer sends fail when they start)
  * Records (X is A if f & 1 is clear, else B):
  *   0  X posts a send of len:u8 (f & 2) or len:u16; with f & 4, A sends
  *      to its ghost peer
  *   1  X posts a receive of cap:u8 (f & 2) or cap:u16
  *   2  X writes what is due into the wire, at most n:u8 datagrams (f & 2:
- *      with srd_ep_write_pktv)
+ *      with srd_ep_write_pktv; f & 4: into a buffer of only 64 + c:u8
+ *      bytes, the header's with f & 2, so that a datagram may not fit
+ *      or an acknowledgement not ride on data)
  *   3  deliver queued datagram idx:u8 (f & 2: in two pieces, split:u16;
  *      f & 4: and keep it queued, a duplicate to come)
  *   4  drop queued datagram idx:u8
@@ -46,9 +49,12 @@
  *      write, the whole queue is delivered in order, timers run when idle
  *   12 poll X's completion queue, n:u8 (at most 16)
  *   13 X restarts (flushed, deleted, created again with a new seed: a new
- *      incarnation; at most MAX_RESTARTS times per endpoint)
+ *      incarnation; at most MAX_RESTARTS times per endpoint); f & 2:
+ *      after a try with an allocator whose n:u8 % 32 + 1th allocation
+ *      fails, which must fail with SRD_ERR_NOMEM and leave nothing)
  *   14 X flushes
- *   15 read X's statistics and check them
+ *   15 read X's statistics and check them; f & 2: and call X the wrong
+ *      ways (NULL buffers, unknown peers: each refused)
  * Virtual time is bounded by TIME_LIMIT, the work of each op by the
  * datagrams it may move; the queue holds QCAP datagrams (a write into a
  * full queue is a loss).
@@ -490,11 +496,12 @@ static void post_send(int from, size_t len, int ghost) {
   rv = srd_ep_post_send(W.ep[from], to, op->buf, len,
                         (void *)(uintptr_t)(W.n_ops + 1), W.now);
   if (rv != 0) {
-    CHECK(rv == SRD_ERR_AGAIN || (rv == SRD_ERR_MSG_TOO_LONG && len > MAX_MSG));
+    CHECK(rv == SRD_ERR_AGAIN ||
+          (rv == SRD_ERR_MSG_TOO_LONG && len > W.settings[from].max_msg_size));
     forget_op(op);
     return;
   }
-  CHECK(len <= MAX_MSG);
+  CHECK(len <= W.settings[from].max_msg_size);
   op->peer = to;
   op->k = k;
   W.msg_len[from][k] = (uint32_t)len;
@@ -730,22 +737,28 @@ static void check_written(int from, const uint8_t *buf, size_t n,
 #endif
 }
 
-/* write_one has |from| write its next datagram into W.pkt; returns its
-   length or 0. */
-static size_t write_one(int from, int vec, srd_path *path) {
+/* write_one has |from| write its next datagram into W.pkt, offering
+   |cap| bytes (for the header alone with |vec|); returns its length, or 0
+   when nothing is due or (only if |cap| is short) it did not fit. */
+static size_t write_one(int from, int vec, size_t cap, srd_path *path) {
   srd_iovec pay = {NULL, 0};
   srd_ssize n;
 
   if (!vec) {
-    n = srd_ep_write_pkt(W.ep[from], path, W.pkt, sizeof(W.pkt), W.now);
-    CHECK(n >= 0);
-    return (size_t)n;
+    n = srd_ep_write_pkt(W.ep[from], path, W.pkt, cap, W.now);
+    CHECK(n >= 0 || (n == SRD_ERR_NOBUF && cap < sizeof(W.pkt)));
+    return n > 0 ? (size_t)n : 0;
   }
-  n = srd_ep_write_pktv(W.ep[from], path, W.pkt, sizeof(W.pkt), &pay, W.now);
-  CHECK(n >= 0);
-  if (n == 0) {
+  n = srd_ep_write_pktv(W.ep[from], path, W.pkt, cap, &pay, W.now);
+  /* srd.h says a header buffer of 64 bytes or more works (acknowledgements
+     then go in packets of their own), but an acknowledgement is written
+     only into SRD_PKT_ACK_MAX_LEN bytes, whatever its length: with less,
+     write_pktv fails with NOBUF for as long as one is due. */
+  CHECK(n >= 0 || (n == SRD_ERR_NOBUF && cap < SRD_PKT_ACK_MAX_LEN));
+  if (n <= 0) {
     return 0;
   }
+  CHECK((size_t)n <= cap);
   CHECK(pay.len == 0 || (n <= SRD_PKT_MAX_HDR && pay.base != NULL));
   CHECK((size_t)n + pay.len <= sizeof(W.pkt));
   if (pay.len) {
@@ -755,14 +768,15 @@ static size_t write_one(int from, int vec, srd_path *path) {
 }
 
 /* drain lets |from| write at most |max| due datagrams into the wire (those
-   for the ghost are lost).  Returns how many it wrote. */
-static uint32_t drain(int from, uint32_t max, int vec) {
+   for the ghost are lost), offering |cap| bytes each.  Returns how many it
+   wrote. */
+static uint32_t drain(int from, uint32_t max, int vec, size_t cap) {
   static dgram d;
   uint32_t n_out = 0;
 
   while (n_out < max) {
     srd_path path;
-    size_t n = write_one(from, vec, &path);
+    size_t n = write_one(from, vec, cap, &path);
     if (n == 0) {
       break;
     }
@@ -811,8 +825,8 @@ static void pump(uint32_t rounds) {
   uint32_t i;
 
   for (i = 0; i < rounds; ++i) {
-    uint32_t moved = drain(EP_A, DRAIN_MAX, i & 1);
-    moved += drain(EP_B, DRAIN_MAX, i & 1);
+    uint32_t moved = drain(EP_A, DRAIN_MAX, i & 1, PKT_CAP);
+    moved += drain(EP_B, DRAIN_MAX, i & 1, PKT_CAP);
     moved += deliver_all();
     poll_all(EP_A);
     poll_all(EP_B);
@@ -838,6 +852,14 @@ static void on_log(void *user_data, const srd_log_record *rec) {
   if (rec->event == SRD_LOG_DROP) {
     CHECK(rec->a < SRD_DROP_REASONS);
   }
+}
+
+static void on_tap(void *user_data, srd_pkt_dir dir, const srd_path *path,
+                   const uint8_t *pkt, size_t len, srd_tstamp ts) {
+  (void)user_data;
+  CHECK(dir == SRD_PKT_IN || dir == SRD_PKT_OUT);
+  CHECK(path != NULL && pkt != NULL && ts == W.now);
+  CHECK(len <= PKT_CAP);
 }
 
 static void add_peers(int i) {
@@ -890,6 +912,7 @@ static void setup(uint8_t c0, uint8_t c1) {
     s->cc = (c0 & 0x10) ? "fixed" : "swift";
     s->path_steering = !(c1 & 0x01);
     s->log = on_log;
+    s->pkt_tap = on_tap;
     srd_peer_settings_default(&W.ps[i]);
     W.ps[i].n_paths = paths[(c0 >> 2) & 3];
   }
@@ -898,6 +921,9 @@ static void setup(uint8_t c0, uint8_t c1) {
   }
   if (c1 & 0x02) {
     W.settings[EP_B].mtu = 512;
+  }
+  if (c1 & 0x80) {
+    W.settings[EP_B].max_msg_size = MAX_MSG / 2;
   }
   if (c0 & 0x20) {
     W.settings[EP_B].unexp_msgs = 0;
@@ -926,9 +952,77 @@ static void collect(int i) {
   }
 }
 
-static void restart(int i) {
+/* An allocator whose |fail_at|th allocation fails; |live| counts what it
+   handed out and got back. */
+typedef struct failing {
+  int calls, fail_at, live;
+} failing;
+
+static void *f_malloc(size_t size, void *ud) {
+  failing *f = ud;
+  void *p;
+
+  if (++f->calls == f->fail_at) {
+    return NULL;
+  }
+  p = malloc(size);
+  f->live += p != NULL;
+  return p;
+}
+
+static void f_free(void *p, void *ud) {
+  failing *f = ud;
+
+  if (p != NULL) {
+    --f->live;
+    free(p);
+  }
+}
+
+static void *f_calloc(size_t n, size_t size, void *ud) {
+  failing *f = ud;
+  void *p;
+
+  if (++f->calls == f->fail_at) {
+    return NULL;
+  }
+  p = calloc(n, size);
+  f->live += p != NULL;
+  return p;
+}
+
+/* try_nomem creates endpoint |i|'s next incarnation and its peers with
+   an allocator whose |fail_at|th allocation fails: srd_ep_new or
+   srd_ep_add_peer report SRD_ERR_NOMEM (or all succeed), and nothing is
+   left once the endpoint is deleted. */
+static void try_nomem(int i, int fail_at) {
+  failing f = {0, fail_at, 0};
+  srd_mem mem = {&f, f_malloc, f_free, f_calloc};
+  srd_settings s = W.settings[i];
+  srd_peer_id id;
+  srd_ep *e;
+  int rv;
+
+  s.seed += 0x100000u * W.inc[i];
+  rv = srd_ep_new(&e, &s, &mem);
+  if (rv == 0) {
+    rv = srd_ep_add_peer(e, &W.ps[i], &id);
+    if (rv == 0) {
+      rv = srd_ep_add_peer(e, &W.ps[i], &id);
+    }
+    srd_ep_del(e);
+  }
+  CHECK(rv == 0 || rv == SRD_ERR_NOMEM);
+  CHECK(rv != 0 || f.calls < fail_at);
+  CHECK(f.live == 0);
+}
+
+static void restart(int i, uint8_t nomem) {
   if (W.inc[i] == MAX_RESTARTS) {
     return;
+  }
+  if (nomem) {
+    try_nomem(i, nomem);
   }
   collect(i);
   srd_ep_del(W.ep[i]);
@@ -978,6 +1072,42 @@ static void check_stats(int i) {
   CHECK(pst.acked <= pst.sent);
   CHECK(srd_ep_get_path_stats(W.ep[i], W.peer[i], ps.n_paths, W.now, &pst) ==
         SRD_ERR_INVALID_ARGUMENT);
+}
+
+/* misuse calls endpoint |i| the wrong ways a driver might: each is
+   refused, and changes nothing but the drop count of a datagram from an
+   unknown peer. */
+static void misuse(int i) {
+  static const uint8_t junk[SRD_PKT_COMMON_LEN] = {SRD_PROTO_VERSION, 1};
+  srd_peer_id bad = W.peer[i] + 1000;
+  srd_path path = {bad, 0};
+  srd_peer_stats ps;
+  srd_ep_stats st;
+  srd_path_stats pst;
+  uint64_t drops;
+
+  srd_ep_get_stats(W.ep[i], &st);
+  drops = st.drops[SRD_DROP_BAD_PEER];
+  CHECK(srd_ep_post_send(W.ep[i], W.peer[i], NULL, 5, NULL, W.now) ==
+        SRD_ERR_INVALID_ARGUMENT);
+  CHECK(srd_ep_post_send(W.ep[i], bad, junk, 5, NULL, W.now) ==
+        SRD_ERR_BAD_PEER);
+  CHECK(srd_ep_post_recv(W.ep[i], NULL, 5, NULL, W.now) ==
+        SRD_ERR_INVALID_ARGUMENT);
+  CHECK(srd_ep_get_peer_stats(W.ep[i], bad, &ps) == SRD_ERR_BAD_PEER);
+  CHECK(srd_ep_get_path_stats(W.ep[i], bad, 0, W.now, &pst) ==
+        SRD_ERR_BAD_PEER);
+  CHECK(srd_ep_remove_peer(W.ep[i], bad, W.now) == SRD_ERR_BAD_PEER);
+  CHECK(srd_ep_read_pkt(W.ep[i], &path, junk, sizeof(junk), W.now) ==
+        SRD_ERR_INVALID_ARGUMENT);
+  ++W.reads[i];
+  CHECK(srd_ep_read_pkt(W.ep[i], NULL, junk, sizeof(junk), W.now) ==
+        SRD_ERR_INVALID_ARGUMENT);
+  CHECK(srd_ep_write_pkt(W.ep[i], &path, NULL, 10, W.now) ==
+        SRD_ERR_INVALID_ARGUMENT);
+  srd_ep_get_stats(W.ep[i], &st);
+  CHECK(st.drops[SRD_DROP_BAD_PEER] == drops + 1);
+  CHECK(st.pkts_in == W.reads[i]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1094,9 +1224,12 @@ static void run_record(reader *r) {
   case 1:
     post_recv(x, rd_len(r, f));
     break;
-  case 2:
-    drain(x, rd8(r) % (DRAIN_MAX + 1), (f & 2) != 0);
+  case 2: {
+    uint32_t n = rd8(r) % (DRAIN_MAX + 1);
+    size_t cap = (f & 4) ? 64u + rd8(r) : PKT_CAP;
+    drain(x, n, (f & 2) != 0, cap);
     break;
+  }
   case 3: {
     uint8_t idx = rd8(r);
     uint32_t split = (f & 2) ? (uint32_t)rd16(r) + 1 : 0;
@@ -1161,7 +1294,7 @@ static void run_record(reader *r) {
     poll_cq(x, rd8(r) % 17);
     break;
   case 13:
-    restart(x);
+    restart(x, (f & 2) ? rd8(r) % 32 + 1 : 0);
     break;
   case 14:
     srd_ep_flush(W.ep[x], W.now);
@@ -1169,6 +1302,9 @@ static void run_record(reader *r) {
     break;
   default:
     check_stats(x);
+    if (f & 2) {
+      misuse(x);
+    }
     break;
   }
 }

@@ -1281,6 +1281,42 @@ static void gen_wire(void) {
   b8(&s, F(W_FLUSH, 1));
   w_pump(&s, 16);
   wire_seed("flush-truncate", &s);
+
+  /* Buffers too small for the next datagram, headers too small for a
+     piggybacked acknowledgement; a message longer than B takes. */
+  s.n = 0;
+  b8(&s, 0x00);
+  b8(&s, 0x80);
+  w_established(&s);
+  w_recv(&s, 1, 8192);
+  w_recv(&s, 0, 8192);
+  w_send(&s, 0, 3000);
+  w_send(&s, 1, 3000);
+  w_send(&s, 0, 6000); /* more than B's 4096 */
+  for (i = 0; i < 6; ++i) {
+    b8(&s, F(W_WRITE, (i & 1) | 4 | (i & 2)));
+    b8(&s, 4);
+    b8(&s, i * 40);
+    w_deliver(&s, 0);
+  }
+  w_pump(&s, 16);
+  wire_seed("small-buffers", &s);
+
+  /* The API misused, statistics; restarts after failed allocations. */
+  s.n = 0;
+  b8(&s, 0x40);
+  b8(&s, 0x00);
+  w_established(&s);
+  b8(&s, F(W_STATS, 2));
+  b8(&s, F(W_STATS, 3));
+  for (i = 0; i < 4; ++i) {
+    b8(&s, F(W_RESTART, (i & 1) | 2));
+    b8(&s, i * 7 + 1);
+    w_send(&s, i & 1, 100);
+    w_recv(&s, 1 - (i & 1), 100);
+    w_pump(&s, 8);
+  }
+  wire_seed("misuse-nomem", &s);
 }
 
 int main(int argc, char **argv) {
