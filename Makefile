@@ -445,7 +445,7 @@ install-sim: $(SIM_TOOLS)
 FUZZ_CFLAGS := -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Isrd/include -Isrd -D_DEFAULT_SOURCE
 
-$(BUILD)/fuzz/%: test/fuzz/%.c $(LIB_SRCS) $(wildcard srd/*.h)
+$(BUILD)/fuzz/%: test/fuzz/%.c $(LIB_SRCS) $(wildcard srd/*.h test/fuzz/*.h)
 	$(call say,FUZZ,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS)
@@ -459,7 +459,7 @@ COVER_CFLAGS := -std=c11 -O1 -g -fsanitize-coverage=inline-8bit-counters \
 FUZZ_COVER_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/cover_%)
 
 $(BUILD)/fuzz/cover_%: test/fuzz/%.c test/fuzz/cover.c $(LIB_SRCS) \
-		$(wildcard srd/*.h)
+		$(wildcard srd/*.h test/fuzz/*.h)
 	$(call say,FUZZ,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(COVER_CFLAGS) -o $@ $< test/fuzz/cover.c $(LIB_SRCS)
