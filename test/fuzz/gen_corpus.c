@@ -102,8 +102,21 @@ static void bbytes(buf *s, const uint8_t *p, size_t n) {
 /* ------------------------------------------------------------------------ */
 /* fuzz_pkt: encoded packets                                                */
 
+/* pkt_seed writes datagram |p| with its CRC fields zeroed: fuzz_pkt seals
+   such a datagram before it decodes it, so that what the fuzzer makes of
+   it reaches the decoder behind the integrity check. */
 static void pkt_seed(const char *name, const uint8_t *p, size_t n) {
-  write_seed("fuzz_pkt", name, p, n);
+  static uint8_t b[SRD_PKT_ACK_MAX_LEN + 1100];
+
+  memcpy(b, p, n);
+  if (n >= SRD_PKT_COMMON_LEN) {
+    memset(b + SRD_PKT_HCRC_OFF, 0, 4);
+  }
+  if (n >= SRD_PKT_DATA_HDR_LEN && b[1] == SRD_PKT_DATA &&
+      (b[3] & SRD_DATA_FLAG_PCRC)) {
+    memset(b + SRD_PKT_DATA_HDR_LEN - 4, 0, 4); /* pcrc */
+  }
+  write_seed("fuzz_pkt", name, b, n);
 }
 
 static void gen_pkt_encoded(void) {
@@ -146,7 +159,7 @@ static void gen_pkt_encoded(void) {
   d.payload_len = 1024;
   d.tx_count = 1;
   d.tx_ts = 123456789;
-  c.flags = 0;
+  c.flags = SRD_DATA_FLAG_PCRC; /* pcrc 0: fuzz_pkt computes it */
   n = srd_pkt_encode_data(p, sizeof(p), &c, &d);
   for (i = 0; i < d.payload_len; ++i) {
     p[n + i] = (uint8_t)(i * 7);
@@ -157,6 +170,7 @@ static void gen_pkt_encoded(void) {
   d.tx_count = 3;
   n = srd_pkt_encode_data(p, sizeof(p), &c, &d);
   pkt_seed("data_last_retx", p, (size_t)n + d.payload_len);
+  c.flags = 0;
   d.msg_len = 0;
   d.offset = 0;
   d.payload_len = 0;
@@ -268,7 +282,7 @@ static void gen_pkt_encoded(void) {
   /* Refused: truncated, bad version, bad type, bad reserved field. */
   n = srd_pkt_encode_sync(p, sizeof(p), &c, &sy);
   pkt_seed("bad_truncated", p, (size_t)n - 3);
-  p[0] = 2;
+  p[0] = SRD_PROTO_VERSION + 1;
   pkt_seed("bad_version", p, (size_t)n);
   p[0] = SRD_PROTO_VERSION;
   p[1] = 9;
@@ -276,6 +290,11 @@ static void gen_pkt_encoded(void) {
   p[1] = SRD_PKT_SYNC;
   p[15] = 1;
   pkt_seed("bad_reserved", p, (size_t)n);
+  /* A wrong header CRC (not 0: that asks fuzz_pkt to seal it). */
+  p[15] = 0;
+  n = srd_pkt_encode_sync(p, sizeof(p), &c, &sy);
+  p[SRD_PKT_HCRC_OFF] ^= 0x40;
+  write_seed("fuzz_pkt", "bad_hcrc", p, (size_t)n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -295,9 +314,10 @@ typedef struct pair {
 static void pair_save(pair *w, int from, const uint8_t *p, size_t n) {
   char name[64];
   unsigned t = p[1] <= SRD_PKT_TYPE_MAX ? p[1] : 0;
-  unsigned fl = (p[2] | p[3]) != 0;
+  unsigned fl = (p[2] | (p[3] & ~SRD_DATA_FLAG_PCRC)) != 0;
   /* NACKs make an ACK special too. */
-  if (t == SRD_PKT_ACK && n >= 25 && p[24] != 0) {
+  if (t == SRD_PKT_ACK && n > SRD_PKT_COMMON_LEN + 8 &&
+      p[SRD_PKT_COMMON_LEN + 8] != 0) {
     fl = 1;
   }
   if (w->saved[t][fl][from] >= 3) {
@@ -306,7 +326,13 @@ static void pair_save(pair *w, int from, const uint8_t *p, size_t n) {
   ++w->saved[t][fl][from];
   snprintf(name, sizeof(name), "real-%02u-%s%s-from-%c", w->n_saved++,
            srd_pkt_type_name((uint8_t)t), fl ? "-flag" : "", from ? 'b' : 'a');
-  pkt_seed(name, p, n);
+  /* The first of a kind as it was written, CRCs and all; the others for
+     fuzz_pkt to seal. */
+  if (w->saved[t][fl][from] == 1) {
+    write_seed("fuzz_pkt", name, p, n);
+  } else {
+    pkt_seed(name, p, n);
+  }
 }
 
 /* pair_run moves datagrams both ways, with timers, for |rounds| rounds
@@ -535,12 +561,21 @@ static void gen_ep(void) {
   b8(&s, 15);
   ep_seed("sizes-rnr-truncate", &s);
 
-  /* Mutations of real packets: DATA header fields, the HS_REQ, the ACK. */
+  /* Mutations of real packets: DATA header fields (the low bytes of seq,
+     msg_id, msg_floor, msg_len, offset and payload_len), the HS_REQ, the
+     ACK; half of them re-sealed, so that the check behind the CRC runs. */
   for (i = 0; i < 8; ++i) {
-    static const uint8_t off[8] = {1, 3, 19, 23, 27, 31, 35, 38};
+    static const uint8_t off[8] = {1,
+                                   3,
+                                   SRD_PKT_COMMON_LEN + 3,
+                                   SRD_PKT_COMMON_LEN + 7,
+                                   SRD_PKT_COMMON_LEN + 11,
+                                   SRD_PKT_COMMON_LEN + 15,
+                                   SRD_PKT_COMMON_LEN + 19,
+                                   SRD_PKT_COMMON_LEN + 22};
     s.n = 0;
     b8(&s, i & 1 ? 0x80 : 0x00);
-    b8(&s, F(E_MUTATE, i & 2 ? 2 : 0));
+    b8(&s, F(E_MUTATE, (i & 2 ? 2 : 0) | (i & 4)));
     b8(&s, 12 + i % 3);
     b8(&s, 1);
     b16(&s, off[i]);
@@ -548,15 +583,15 @@ static void gen_ep(void) {
     if (i & 2) {
       b16(&s, 600);
     }
-    b8(&s, E_MUTATE);
+    b8(&s, F(E_MUTATE, i & 4));
     b8(&s, (uint8_t)(i % 2)); /* the handshake packets */
     b8(&s, 1);
-    b16(&s, 16 + i);
+    b16(&s, SRD_PKT_COMMON_LEN + i);
     b8(&s, 0xFF);
-    b8(&s, E_MUTATE);
+    b8(&s, F(E_MUTATE, i & 4));
     b8(&s, 11); /* A's ACK of B's messages */
     b8(&s, 1);
-    b16(&s, 19);
+    b16(&s, SRD_PKT_COMMON_LEN + 3);
     b8(&s, 0x80);
     b8(&s, F(E_B_WRITE, 1));
     snprintf(name, sizeof(name), "mutate-%u", i);
