@@ -8,6 +8,7 @@
 #   make demo         the srd-loopback and srd-sim demonstrations
 #   make bench        the engine benchmark (not a pass/fail test)
 #   make fuzz         libFuzzer targets (clang) for FUZZ_SECONDS each
+#   make fuzz-cover   the corpus reducers (test/fuzz/README.md)
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make SAN=1 ...    everything with AddressSanitizer and UBSan (build/san)
 #   make V=1 ...      show the commands
@@ -98,8 +99,9 @@ FUZZ_NAMES := $(FUZZ_SRCS:test/fuzz/%.c=%)
 FUZZ_REPLAY_BINS := $(FUZZ_NAMES:%=$(OUT)/test/replay_%)
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 
-.PHONY: all lib tools tests test test-all demo bench fuzz fuzz-build install \
-	uninstall clean deps check-purity format format-check help
+.PHONY: all lib tools tests test test-all demo bench fuzz fuzz-build \
+	fuzz-cover install uninstall clean deps check-purity format format-check \
+	help
 
 all: lib tools tests
 
@@ -411,6 +413,15 @@ $(BUILD)/fuzz/fuzz_scenario: test/fuzz/fuzz_scenario.c $(SIM_SRCS) \
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Inetsim -Itransports/sim $(INIH_CFLAGS) \
 		-o $@ $< $(SIM_SRCS) $(NETSIM_SRCS) $(LIB_SRCS) $(SIM_LDLIBS)
 
+$(BUILD)/fuzz/cover_fuzz_scenario: test/fuzz/fuzz_scenario.c \
+		test/fuzz/cover.c $(SIM_SRCS) $(NETSIM_SRCS) $(LIB_SRCS) \
+		$(wildcard transports/sim/*.h)
+	$(call say,FUZZ,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(COVER_CFLAGS) -Inetsim -Itransports/sim $(INIH_CFLAGS) \
+		-o $@ $< test/fuzz/cover.c $(SIM_SRCS) $(NETSIM_SRCS) $(LIB_SRCS) \
+		$(SIM_LDLIBS)
+
 # The flagship comparison alone (make demo runs it after the loopback
 # demonstrations).
 demo-sim: $(SIM_TOOLS)
@@ -434,19 +445,34 @@ install-sim: $(SIM_TOOLS)
 FUZZ_CFLAGS := -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Isrd/include -Isrd -D_DEFAULT_SOURCE
 
-$(BUILD)/fuzz/%: test/fuzz/%.c $(LIB_SRCS) $(wildcard srd/*.h)
+$(BUILD)/fuzz/%: test/fuzz/%.c $(LIB_SRCS) $(wildcard srd/*.h test/fuzz/*.h)
 	$(call say,FUZZ,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS)
 
 fuzz-build: $(FUZZ_BINS)
 
+# cover_<target>: the target with test/fuzz/cover.c, which picks a small
+# set of inputs covering the edges of a larger one (test/fuzz/README.md).
+COVER_CFLAGS := -std=c11 -O1 -g -fsanitize-coverage=inline-8bit-counters \
+	-Isrd/include -Isrd -D_DEFAULT_SOURCE
+FUZZ_COVER_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/cover_%)
+
+$(BUILD)/fuzz/cover_%: test/fuzz/%.c test/fuzz/cover.c $(LIB_SRCS) \
+		$(wildcard srd/*.h test/fuzz/*.h)
+	$(call say,FUZZ,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(COVER_CFLAGS) -o $@ $< test/fuzz/cover.c $(LIB_SRCS)
+
+fuzz-cover: $(FUZZ_COVER_BINS)
+
 fuzz: fuzz-build
 	$(Q)for f in $(FUZZ_NAMES); do \
 		mkdir -p $(BUILD)/fuzz/corpus-$$f && \
 		echo "  FUZZ   $$f for $(FUZZ_SECONDS) s" && \
+		dict=$$([ -f test/fuzz/$$f.dict ] && echo -dict=test/fuzz/$$f.dict); \
 		$(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-			-rss_limit_mb=2048 -print_final_stats=1 \
+			-rss_limit_mb=2048 -print_final_stats=1 $$dict \
 			$(BUILD)/fuzz/corpus-$$f test/fuzz/corpus/$$f \
 			> $(BUILD)/fuzz/$$f.log 2>&1 || \
 			{ tail -n 60 $(BUILD)/fuzz/$$f.log; exit 1; }; \

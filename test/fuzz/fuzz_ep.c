@@ -15,13 +15,15 @@
  * MAX_RECORDS records, each an op byte (low 4 bits: the op, high 4 bits:
  * flags) and the op's arguments; a record cut short reads zeros:
  *   0  feed bytes to B as if from A               len:u16 path:u8 bytes
+ *      (flag 8: re-sealed first, fuzz_seal.h)
  *   1  the same, after writing A's and B's incarnation ids into bytes
  *      4..11 (src_conn, dst_conn), so the packet passes the session
- *      check; flag 2 also fixes the version, path and reserved fields
+ *      check; flag 2 also fixes the version, path and reserved fields;
+ *      then re-sealed (valid CRCs) unless flag 8
  *   2  replay a real packet of A's ring to B      idx:u8
  *   3  mutate a real packet of A's ring, feed it  idx:u8 n:u8
- *      to B (flag 2: and cut it to a length)      n x (off:u16 val:u8)
- *                                                 [len:u16]
+ *      to B (flag 2: and cut it to a length;      n x (off:u16 val:u8)
+ *      flag 4: then re-seal it)                   [len:u16]
  *   4  advance the clock, run the timers          d:u16 (unit from flags)
  *   5  jump to the next expiry, run the timers
  *   6  B writes its packets (flag 1: delivered to A; flag 2: with
@@ -34,7 +36,8 @@
  *   11 poll A's completion queue                  n:u8
  *   12 poll B's completion queue                  n:u8
  *   13 feed bytes to A as if from B (patched as   len:u16 path:u8 bytes
- *      op 1 unless flag 4)
+ *      op 1 unless flag 4; re-sealed unless
+ *      flag 8)
  *   14 B posts a send (flag 1) or A a receive     len:u8 or u16
  *   15 with flags 1 and 2: flush A (flag 4 clear) or B (flag 4 set);
  *      with flag 2 alone: A restarts (flushed, deleted, created again
@@ -60,7 +63,8 @@
  *   - a receive that completes TRUNCATED had a buffer smaller than the
  *     message; a successful one had room;
  *   - srd_ep_poll_cq never returns more than asked nor writes past it;
- *   - srd_ep_read_pkt returns 0, SRD_ERR_PROTO or SRD_ERR_STALE;
+ *   - srd_ep_read_pkt returns 0, SRD_ERR_PROTO or SRD_ERR_STALE, and
+ *     SRD_ERR_PROTO for a fed datagram whose header CRC does not match;
  *   - every datagram an endpoint writes fits srd_ep_max_pkt_size, decodes
  *     with srd_pkt_decode, carries the writer's incarnation id and the
  *     path it was written for;
@@ -76,6 +80,7 @@
 
 #include <srd/srd.h>
 
+#include "fuzz_seal.h"
 #include "srd_pkt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -430,6 +435,14 @@ static void ring_add(const uint8_t *pkt, size_t len) {
    |genuine| says they are a real packet of the other endpoint, unchanged.
    Each piece is copied to an allocation of its exact size, so that a read
    past the datagram is a read past an allocation. */
+/* header_sealed says whether the header CRC of datagram |p| matches. */
+static int header_sealed(const uint8_t *p, size_t len) {
+  static uint8_t copy[MAX_FEED > PKT_CAP ? MAX_FEED : PKT_CAP];
+
+  memcpy(copy, p, len);
+  return fuzz_reseal(copy, len, 0) && memcmp(copy, p, len) == 0;
+}
+
 static void feed(int to, const uint8_t *bytes, size_t len, uint16_t path,
                  uint32_t split, int genuine) {
   srd_path p = {W.peer[to], (uint16_t)(path % SRD_MAX_PATHS)};
@@ -464,6 +477,8 @@ static void feed(int to, const uint8_t *bytes, size_t len, uint16_t path,
     rv = srd_ep_read_pkt(W.ep[to], &p, hdr, hlen, W.now);
   }
   CHECK(rv == 0 || rv == SRD_ERR_PROTO || rv == SRD_ERR_STALE);
+  /* A datagram whose header CRC does not match is refused. */
+  CHECK(genuine || rv == SRD_ERR_PROTO || header_sealed(bytes, len));
   ++W.reads[to];
   free(hdr);
   free(pay);
@@ -712,7 +727,8 @@ static void teardown(void) {
 /* feed_bytes reads a datagram from the input and feeds it to |to|,
    patched with the real incarnation ids if |patch| (and its version, path
    and reserved fields fixed too if |fix|). */
-static void feed_bytes(reader *r, int to, uint8_t flags, int patch, int fix) {
+static void feed_bytes(reader *r, int to, uint8_t flags, int patch, int fix,
+                       int seal) {
   uint8_t buf[MAX_FEED];
   size_t len = rd16(r) % (MAX_FEED + 1);
   uint16_t path = rd8(r);
@@ -733,6 +749,9 @@ static void feed_bytes(reader *r, int to, uint8_t flags, int patch, int fix) {
     buf[12] = 0;
     buf[13] = (uint8_t)(buf[13] % W.n_paths);
     buf[14] = buf[15] = 0;
+  }
+  if (seal) {
+    fuzz_reseal(buf, len, 1);
   }
   feed(to, buf, len, path, split, 0);
 }
@@ -761,6 +780,9 @@ static void do_mutate(reader *r, uint8_t flags) {
   }
   if (flags & 2) {
     len = rd16(r) % (len + 1);
+  }
+  if (flags & 4) {
+    fuzz_reseal(buf, len, 1);
   }
   split = (flags & 1) ? (uint32_t)rd16(r) + 1 : 0;
   same = len == W.ring_len[slot] && memcmp(buf, W.ring[slot], len) == 0;
@@ -814,10 +836,10 @@ static void run_record(reader *r) {
 
   switch (op & 15) {
   case 0:
-    feed_bytes(r, EP_B, flags, 0, 0);
+    feed_bytes(r, EP_B, flags, 0, 0, (flags & 8) != 0);
     break;
   case 1:
-    feed_bytes(r, EP_B, flags, 1, (flags & 2) != 0);
+    feed_bytes(r, EP_B, flags, 1, (flags & 2) != 0, !(flags & 8));
     break;
   case 2: {
     uint8_t idx = rd8(r);
@@ -864,7 +886,7 @@ static void run_record(reader *r) {
     poll_cq(EP_B, rd8(r) % 17);
     break;
   case 13:
-    feed_bytes(r, EP_A, flags, !(flags & 4), (flags & 2) != 0);
+    feed_bytes(r, EP_A, flags, !(flags & 4), (flags & 2) != 0, !(flags & 8));
     break;
   case 14:
     if (flags & 1) {

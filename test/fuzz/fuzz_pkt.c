@@ -1,7 +1,11 @@
 /*
  * fuzz_pkt.c: libFuzzer target for the wire decoder, srd_pkt_decode.
  *
- * The input is one datagram.  It is decoded
+ * The input is one datagram.  A header CRC field (hcrc) of 0 stands for
+ * "seal me": the target then writes the header's CRC32C (srd_pkt_seal),
+ * and a DATA's payload CRC if it has the flag and a pcrc of 0, before
+ * anything else, so that mutated inputs get past the integrity check to
+ * the decoder behind it (a real CRC of 0 seals to itself).  It is decoded
  *   - contiguous (len == total == size), and
  *   - split: only the first |split| bytes given (an exact-size copy, so a
  *     read past them is a read past an allocation), with total == size,
@@ -16,7 +20,12 @@
  *   - a DATA packet's payload is exactly the rest of the datagram;
  *   - the split decode agrees with the contiguous one: it succeeds if and
  *     only if the contiguous decode succeeds and the split holds the whole
- *     header, with the same result.
+ *     header, with the same result;
+ *   - a decoded header's CRC is right, and the same header with one bit
+ *     flipped (the input picks which; one that leaves the header's length
+ *     as it is) is refused as SRD_DROP_CORRUPT_HDR; a DATA the target
+ *     sealed passes srd_pkt_payload_ok, and fails it with one payload bit
+ *     flipped.
  *
  * Build: make fuzz-build (clang -fsanitize=fuzzer), run: make fuzz; the
  * gcc build replays test/fuzz/corpus/fuzz_pkt under make test.
@@ -28,7 +37,7 @@
 
 #include "srd_pkt.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size);
 
 #define CHECK(cond)                                                            \
   do {                                                                         \
@@ -142,20 +151,102 @@ static void same_header(const srd_pkt *a, const srd_pkt *b) {
   CHECK(memcmp(ba, bb, (size_t)na) == 0);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+static uint32_t get32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         p[3];
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 24);
+  p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8);
+  p[3] = (uint8_t)v;
+}
+
+/* The payload CRC's place in a DATA header: its last field. */
+#define PCRC_OFF (SRD_PKT_DATA_HDR_LEN - 4)
+
+/* seal_if_asked seals |b| (|n| bytes) if its hcrc is 0; returns nonzero
+   if it sealed a DATA's payload CRC. */
+static int seal_if_asked(uint8_t *b, size_t n) {
+  size_t span;
+  int payload = 0;
+
+  if (n < SRD_PKT_COMMON_LEN || get32(b + SRD_PKT_HCRC_OFF) != 0 || b[1] == 0 ||
+      b[1] > SRD_PKT_TYPE_MAX) {
+    return 0;
+  }
+  span = srd_pkt_span(b, n);
+  if (span == 0 || span > n) {
+    return 0;
+  }
+  if (b[1] == SRD_PKT_DATA && span >= SRD_PKT_DATA_HDR_LEN &&
+      (b[3] & SRD_DATA_FLAG_PCRC) && get32(b + PCRC_OFF) == 0) {
+    put32(b + PCRC_OFF, srd_crc32c(0, b + span, n - span));
+    payload = 1;
+  }
+  srd_pkt_seal(b, span);
+  return payload;
+}
+
+/* check_integrity holds decoded |pkt| of datagram |b| (|n| bytes) to its
+   CRCs; |pick| chooses the bits flipped, |sealed| says whether the
+   payload CRC was written here. */
+static void check_integrity(const srd_pkt *pkt, const uint8_t *b, size_t n,
+                            uint32_t pick, int sealed) {
+  uint8_t *copy = malloc(n);
+  srd_pkt other;
+  srd_drop_reason why = SRD_DROP_REASONS;
+  size_t bit = pick % (pkt->hdrlen * 8);
+
+  CHECK(copy != NULL);
+  CHECK(get32(b + SRD_PKT_HCRC_OFF) == srd_pkt_hcrc(b, pkt->hdrlen));
+  memcpy(copy, b, n);
+  copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+  /* A flip that keeps the header's length is one CRC32C always sees. */
+  if (copy[1] >= 1 && copy[1] <= SRD_PKT_TYPE_MAX &&
+      srd_pkt_span(copy, n) == pkt->hdrlen && copy[0] == SRD_PROTO_VERSION) {
+    CHECK(srd_pkt_decode(&other, copy, n, n, &why) == SRD_ERR_PROTO);
+    CHECK(why == SRD_DROP_CORRUPT_HDR);
+  }
+  if (sealed && n > pkt->hdrlen) {
+    const uint8_t *pay = b + pkt->hdrlen;
+    size_t plen = n - pkt->hdrlen, split = pick % plen;
+    CHECK(srd_pkt_payload_ok(pkt, pay, split, pay + split, plen - split));
+    memcpy(copy, b, n);
+    copy[pkt->hdrlen + split] ^= (uint8_t)(1u << (pick % 8));
+    CHECK(!srd_pkt_payload_ok(pkt, copy + pkt->hdrlen, plen, NULL, 0));
+  }
+  free(copy);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
   srd_pkt whole, part;
   srd_drop_reason why = SRD_DROP_REASONS;
-  int rv, rv2;
+  int rv, rv2, sealed;
   size_t split;
+  uint8_t *data = calloc(size ? size : 1, 1);
+
+  /* An exact-size copy, sealed if it asks to be. */
+  CHECK(data != NULL);
+  if (size) {
+    memcpy(data, input, size);
+  }
+  sealed = seal_if_asked(data, size);
 
   /* Contiguous. */
   rv = srd_pkt_decode(&whole, data, size, size, &why);
   if (rv == 0) {
     check_decoded(&whole, data, size, size);
+    check_integrity(&whole, data, size,
+                    size > 1 ? (uint32_t)data[size - 2] * 977u + (uint32_t)size
+                             : 0,
+                    sealed);
   } else {
     CHECK(rv == SRD_ERR_PROTO && why < SRD_DROP_REASONS);
   }
   if (size < 2) {
+    free(data);
     return 0;
   }
 
@@ -175,5 +266,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(rv2 == 0);
     same_header(&whole, &part);
   }
+  free(data);
   return 0;
 }

@@ -19,7 +19,15 @@
  *               time steps, posting, polling, the wire, a flush;
  *   fuzz_acktr  operation sequences in the format test/fuzz/fuzz_acktr.c
  *               documents: in order, reordered, duplicates, gaps, wrap
- *               past 2^32, jumps past the window, NACKs, resets.
+ *               past 2^32, jumps past the window, NACKs, resets, the
+ *               largest window filled by runs, ACKs with few ranges,
+ *               every ACK frequency, failed allocations;
+ *   fuzz_wire   schedules in the format test/fuzz/fuzz_wire.c documents:
+ *               lossless traffic in every configuration, reordering,
+ *               duplicates, split reads, losses, unreachable peers,
+ *               corrupted and forged (re-sealed) DATA, forged answers,
+ *               replays, restarts, peer removal, an ordered receiver
+ *               posting late, flushes and truncation.
  * Seeds the fuzzers found are added beside these, under their hash names,
  * with libFuzzer's -merge=1.
  */
@@ -94,8 +102,21 @@ static void bbytes(buf *s, const uint8_t *p, size_t n) {
 /* ------------------------------------------------------------------------ */
 /* fuzz_pkt: encoded packets                                                */
 
+/* pkt_seed writes datagram |p| with its CRC fields zeroed: fuzz_pkt seals
+   such a datagram before it decodes it, so that what the fuzzer makes of
+   it reaches the decoder behind the integrity check. */
 static void pkt_seed(const char *name, const uint8_t *p, size_t n) {
-  write_seed("fuzz_pkt", name, p, n);
+  static uint8_t b[SRD_PKT_ACK_MAX_LEN + 1100];
+
+  memcpy(b, p, n);
+  if (n >= SRD_PKT_COMMON_LEN) {
+    memset(b + SRD_PKT_HCRC_OFF, 0, 4);
+  }
+  if (n >= SRD_PKT_DATA_HDR_LEN && b[1] == SRD_PKT_DATA &&
+      (b[3] & SRD_DATA_FLAG_PCRC)) {
+    memset(b + SRD_PKT_DATA_HDR_LEN - 4, 0, 4); /* pcrc */
+  }
+  write_seed("fuzz_pkt", name, b, n);
 }
 
 static void gen_pkt_encoded(void) {
@@ -138,7 +159,7 @@ static void gen_pkt_encoded(void) {
   d.payload_len = 1024;
   d.tx_count = 1;
   d.tx_ts = 123456789;
-  c.flags = 0;
+  c.flags = SRD_DATA_FLAG_PCRC; /* pcrc 0: fuzz_pkt computes it */
   n = srd_pkt_encode_data(p, sizeof(p), &c, &d);
   for (i = 0; i < d.payload_len; ++i) {
     p[n + i] = (uint8_t)(i * 7);
@@ -149,6 +170,7 @@ static void gen_pkt_encoded(void) {
   d.tx_count = 3;
   n = srd_pkt_encode_data(p, sizeof(p), &c, &d);
   pkt_seed("data_last_retx", p, (size_t)n + d.payload_len);
+  c.flags = 0;
   d.msg_len = 0;
   d.offset = 0;
   d.payload_len = 0;
@@ -260,7 +282,7 @@ static void gen_pkt_encoded(void) {
   /* Refused: truncated, bad version, bad type, bad reserved field. */
   n = srd_pkt_encode_sync(p, sizeof(p), &c, &sy);
   pkt_seed("bad_truncated", p, (size_t)n - 3);
-  p[0] = 2;
+  p[0] = SRD_PROTO_VERSION + 1;
   pkt_seed("bad_version", p, (size_t)n);
   p[0] = SRD_PROTO_VERSION;
   p[1] = 9;
@@ -268,6 +290,11 @@ static void gen_pkt_encoded(void) {
   p[1] = SRD_PKT_SYNC;
   p[15] = 1;
   pkt_seed("bad_reserved", p, (size_t)n);
+  /* A wrong header CRC (not 0: that asks fuzz_pkt to seal it). */
+  p[15] = 0;
+  n = srd_pkt_encode_sync(p, sizeof(p), &c, &sy);
+  p[SRD_PKT_HCRC_OFF] ^= 0x40;
+  write_seed("fuzz_pkt", "bad_hcrc", p, (size_t)n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -287,9 +314,10 @@ typedef struct pair {
 static void pair_save(pair *w, int from, const uint8_t *p, size_t n) {
   char name[64];
   unsigned t = p[1] <= SRD_PKT_TYPE_MAX ? p[1] : 0;
-  unsigned fl = (p[2] | p[3]) != 0;
+  unsigned fl = (p[2] | (p[3] & ~SRD_DATA_FLAG_PCRC)) != 0;
   /* NACKs make an ACK special too. */
-  if (t == SRD_PKT_ACK && n >= 25 && p[24] != 0) {
+  if (t == SRD_PKT_ACK && n > SRD_PKT_COMMON_LEN + 8 &&
+      p[SRD_PKT_COMMON_LEN + 8] != 0) {
     fl = 1;
   }
   if (w->saved[t][fl][from] >= 3) {
@@ -298,7 +326,13 @@ static void pair_save(pair *w, int from, const uint8_t *p, size_t n) {
   ++w->saved[t][fl][from];
   snprintf(name, sizeof(name), "real-%02u-%s%s-from-%c", w->n_saved++,
            srd_pkt_type_name((uint8_t)t), fl ? "-flag" : "", from ? 'b' : 'a');
-  pkt_seed(name, p, n);
+  /* The first of a kind as it was written, CRCs and all; the others for
+     fuzz_pkt to seal. */
+  if (w->saved[t][fl][from] == 1) {
+    write_seed("fuzz_pkt", name, p, n);
+  } else {
+    pkt_seed(name, p, n);
+  }
 }
 
 /* pair_run moves datagrams both ways, with timers, for |rounds| rounds
@@ -527,12 +561,21 @@ static void gen_ep(void) {
   b8(&s, 15);
   ep_seed("sizes-rnr-truncate", &s);
 
-  /* Mutations of real packets: DATA header fields, the HS_REQ, the ACK. */
+  /* Mutations of real packets: DATA header fields (the low bytes of seq,
+     msg_id, msg_floor, msg_len, offset and payload_len), the HS_REQ, the
+     ACK; half of them re-sealed, so that the check behind the CRC runs. */
   for (i = 0; i < 8; ++i) {
-    static const uint8_t off[8] = {1, 3, 19, 23, 27, 31, 35, 38};
+    static const uint8_t off[8] = {1,
+                                   3,
+                                   SRD_PKT_COMMON_LEN + 3,
+                                   SRD_PKT_COMMON_LEN + 7,
+                                   SRD_PKT_COMMON_LEN + 11,
+                                   SRD_PKT_COMMON_LEN + 15,
+                                   SRD_PKT_COMMON_LEN + 19,
+                                   SRD_PKT_COMMON_LEN + 22};
     s.n = 0;
     b8(&s, i & 1 ? 0x80 : 0x00);
-    b8(&s, F(E_MUTATE, i & 2 ? 2 : 0));
+    b8(&s, F(E_MUTATE, (i & 2 ? 2 : 0) | (i & 4)));
     b8(&s, 12 + i % 3);
     b8(&s, 1);
     b16(&s, off[i]);
@@ -540,15 +583,15 @@ static void gen_ep(void) {
     if (i & 2) {
       b16(&s, 600);
     }
-    b8(&s, E_MUTATE);
+    b8(&s, F(E_MUTATE, i & 4));
     b8(&s, (uint8_t)(i % 2)); /* the handshake packets */
     b8(&s, 1);
-    b16(&s, 16 + i);
+    b16(&s, SRD_PKT_COMMON_LEN + i);
     b8(&s, 0xFF);
-    b8(&s, E_MUTATE);
+    b8(&s, F(E_MUTATE, i & 4));
     b8(&s, 11); /* A's ACK of B's messages */
     b8(&s, 1);
-    b16(&s, 19);
+    b16(&s, SRD_PKT_COMMON_LEN + 3);
     b8(&s, 0x80);
     b8(&s, F(E_B_WRITE, 1));
     snprintf(name, sizeof(name), "mutate-%u", i);
@@ -727,7 +770,9 @@ enum {
   T_NACK = 6,
   T_TIME = 7,
   T_BUILD = 8,
-  T_RESET = 9
+  T_RESET = 9,
+  T_RUN = 10,
+  T_BUILD_MAX = 11
 };
 
 static void at_rec(buf *s, uint32_t op, uint32_t arg, int wide) {
@@ -834,6 +879,479 @@ static void gen_acktr(void) {
   at_rec(&s, T_AHEAD, 200, 0);
   b8(&s, T_BUILD);
   write_seed("fuzz_acktr", "long-run", s.b, s.n);
+
+  /* The largest window filled by runs, with holes; ACKs with few ranges
+     (as on data packets) and whole ones; the window slid past. */
+  s.n = 0;
+  b8(&s, 227); /* window 65536 */
+  b8(&s, 0x00);
+  for (i = 0; i < 4; ++i) {
+    b8(&s, T_RUN);
+    b16(&s, 16000);
+    b8(&s, (uint32_t)i);
+    b8(&s, T_BASE);
+    b8(&s, 0);
+    b16(&s, 7);
+  }
+  b8(&s, T_BUILD_MAX);
+  b8(&s, 4);
+  b8(&s, T_BUILD);
+  b8(&s, T_RUN);
+  b16(&s, 65535);
+  b8(&s, 9);
+  b8(&s, T_BUILD_MAX);
+  b8(&s, 0);
+  b8(&s, T_BUILD);
+  write_seed("fuzz_acktr", "big-window-runs", s.b, s.n);
+
+  /* Every ACK frequency: few packets, ACKs that ride on data (few
+     ranges, few echoes), the delayed-ACK clock. */
+  for (i = 0; i < 4; ++i) {
+    char name[32];
+    int j;
+    s.n = 0;
+    b8(&s, (uint32_t)(i << 3) | 1u); /* window 128 */
+    b8(&s, 0xFE);
+    for (j = 0; j < 12; ++j) {
+      at_rec(&s, T_AHEAD, (uint32_t)(j % 3), 0);
+      b8(&s, T_TIME);
+      b16(&s, (uint32_t)(1000 + j * 700));
+      if (j % 3 == 2) {
+        b8(&s, T_BUILD_MAX);
+        b8(&s, (uint32_t)(j % 5));
+      }
+    }
+    snprintf(name, sizeof(name), "ack-freq-%d", i);
+    write_seed("fuzz_acktr", name, s.b, s.n);
+  }
+
+  /* Failed allocations, then the tracker starts again. */
+  s.n = 0;
+  b8(&s, 4);
+  b8(&s, 0x40);
+  at_rec(&s, T_AHEAD, 0, 0);
+  b8(&s, T_RESET);
+  b8(&s, 1);
+  at_rec(&s, T_AHEAD, 3, 0);
+  b8(&s, T_BUILD);
+  write_seed("fuzz_acktr", "nomem-restart", s.b, s.n);
+
+  /* More NACKs than the queue holds (a window's worth), then ACKs until
+     it is empty. */
+  s.n = 0;
+  b8(&s, 0); /* window 64 */
+  b8(&s, 0x10);
+  at_rec(&s, T_AHEAD, 0, 0);
+  for (i = 0; i < 70; ++i) {
+    b8(&s, T_NACK);
+    b8(&s, (uint32_t)i);
+    b32(&s, (uint32_t)i);
+    b8(&s, (uint32_t)i);
+  }
+  for (i = 0; i < 10; ++i) {
+    b8(&s, T_BUILD);
+  }
+  write_seed("fuzz_acktr", "nack-overflow", s.b, s.n);
+
+  /* The delayed ACK falls due exactly at its deadline (5 us after the
+     first unacknowledged packet), not a nanosecond before. */
+  s.n = 0;
+  b8(&s, 0);
+  b8(&s, 0x30);
+  at_rec(&s, T_AHEAD, 0, 0);
+  b8(&s, T_TIME);
+  b16(&s, 2000);
+  at_rec(&s, T_AHEAD, 0, 0);
+  b8(&s, T_TIME);
+  b16(&s, 2999);
+  b8(&s, T_TIME);
+  b16(&s, 1);
+  b8(&s, T_BUILD);
+  write_seed("fuzz_acktr", "ack-deadline", s.b, s.n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* fuzz_wire                                                                */
+
+/* Record ops (test/fuzz/fuzz_wire.c); flag 1 picks B. */
+enum {
+  W_SEND = 0,
+  W_RECV = 1,
+  W_WRITE = 2,
+  W_DELIVER = 3,
+  W_DROP = 4,
+  W_MOVE = 5,
+  W_TIME = 6,
+  W_EXPIRY = 7,
+  W_MUTATE = 8,
+  W_REPLAY = 9,
+  W_CYCLE = 10,
+  W_PUMP = 11,
+  W_POLL = 12,
+  W_RESTART = 13,
+  W_FLUSH = 14,
+  W_STATS = 15
+};
+
+/* Mutation kinds. */
+enum {
+  M_FLIP = 0,
+  M_BYTE = 1,
+  M_U16 = 2,
+  M_U32 = 3,
+  M_ADD = 4,
+  M_TRUNC = 5,
+  M_EXTEND = 6,
+  M_INTERESTING = 7
+};
+
+/* Offsets in a DATA datagram, from the header layout (srd_pkt.h). */
+#define OFF_SRC_CONN 4
+#define OFF_DST_CONN 8
+#define OFF_SEQ (SRD_PKT_COMMON_LEN + 0)
+#define OFF_MSG_ID (SRD_PKT_COMMON_LEN + 4)
+#define OFF_FLOOR (SRD_PKT_COMMON_LEN + 8)
+#define OFF_MSG_LEN (SRD_PKT_COMMON_LEN + 12)
+#define OFF_OFFSET (SRD_PKT_COMMON_LEN + 16)
+
+static void w_send(buf *s, int x, uint32_t len) {
+  b8(s, F(W_SEND, x));
+  b16(s, len);
+}
+
+static void w_recv(buf *s, int x, uint32_t cap) {
+  b8(s, F(W_RECV, x));
+  b16(s, cap);
+}
+
+static void w_write(buf *s, int x, uint32_t n) {
+  b8(s, F(W_WRITE, x));
+  b8(s, n);
+}
+
+static void w_deliver(buf *s, uint32_t idx) {
+  b8(s, W_DELIVER);
+  b8(s, idx);
+}
+
+static void w_pump(buf *s, uint32_t rounds) {
+  b8(s, W_PUMP);
+  b8(s, rounds - 1);
+}
+
+static void w_time(buf *s, uint32_t unit, uint32_t d) {
+  b8(s, F(W_TIME, unit));
+  b16(s, d);
+}
+
+static void w_poll(buf *s, int x) {
+  b8(s, F(W_POLL, x));
+  b8(s, 16);
+}
+
+/* w_mutate edits queued datagram |idx| once; |seal| re-seals it. */
+static void w_mutate(buf *s, uint32_t idx, int seal, uint32_t kind,
+                     uint32_t off, uint32_t val) {
+  b8(s, F(W_MUTATE, seal ? 2 : 0));
+  b8(s, idx);
+  b8(s, 1);
+  b8(s, kind);
+  b16(s, off);
+  b32(s, val);
+}
+
+/* w_established: a handshake and a message each way, delivered. */
+static void w_established(buf *s) {
+  w_recv(s, 1, 4096);
+  w_send(s, 0, 100);
+  w_recv(s, 0, 4096);
+  w_send(s, 1, 50);
+  w_pump(s, 16);
+  w_poll(s, 0);
+  w_poll(s, 1);
+}
+
+static void wire_seed(const char *name, const buf *s) {
+  write_seed("fuzz_wire", name, s->b, s->n);
+}
+
+static void gen_wire(void) {
+  static const uint8_t cfgs[][2] = {{0x00, 0x00}, {0x01, 0x00}, {0x0C, 0x01},
+                                    {0x92, 0x12}, {0x21, 0x4A}, {0x44, 0x20},
+                                    {0x83, 0x06}, {0x08, 0x38}};
+  char name[64];
+  buf s;
+  unsigned i, j;
+
+  /* Traffic both ways on a lossless wire, in every flavour. */
+  for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); ++i) {
+    s.n = 0;
+    b8(&s, cfgs[i][0]);
+    b8(&s, cfgs[i][1]);
+    w_established(&s);
+    w_recv(&s, 1, 8192);
+    w_send(&s, 0, 8192);
+    w_send(&s, 0, 3);
+    w_recv(&s, 1, 8192);
+    w_pump(&s, 16);
+    w_pump(&s, 16);
+    b8(&s, F(W_STATS, 0));
+    b8(&s, F(W_STATS, 1));
+    snprintf(name, sizeof(name), "lossless-cfg%02x%02x", cfgs[i][0],
+             cfgs[i][1]);
+    wire_seed(name, &s);
+  }
+
+  /* Reordered, duplicated, split: three fragments, delivered from the
+     back, each one twice. */
+  s.n = 0;
+  b8(&s, 0x00);
+  b8(&s, 0x00);
+  w_established(&s);
+  w_recv(&s, 1, 4096);
+  w_send(&s, 0, 3000);
+  w_write(&s, 0, 8);
+  for (i = 0; i < 3; ++i) {
+    b8(&s, F(W_DELIVER, 4)); /* keep it: a duplicate */
+    b8(&s, 2 - i);
+    b8(&s, F(W_DELIVER, 2)); /* split */
+    b8(&s, 2 - i);
+    b16(&s, 30 + i * 20);
+  }
+  w_write(&s, 1, 8);
+  w_deliver(&s, 0);
+  w_pump(&s, 8);
+  wire_seed("reorder-dup-split", &s);
+
+  /* Losses: everything A writes is dropped for a while, then moved
+     around and delayed. */
+  s.n = 0;
+  b8(&s, 0x04);
+  b8(&s, 0x00);
+  w_established(&s);
+  w_recv(&s, 1, 8192);
+  w_send(&s, 0, 5000);
+  for (i = 0; i < 6; ++i) {
+    w_write(&s, 0, 8);
+    for (j = 0; j < 3; ++j) {
+      b8(&s, W_DROP);
+      b8(&s, 0);
+    }
+    b8(&s, W_MOVE);
+    b8(&s, 0);
+    w_time(&s, 2, 3);
+    b8(&s, W_EXPIRY);
+  }
+  w_pump(&s, 16);
+  wire_seed("loss-delay", &s);
+
+  /* The peer never answers: retries run out (unreachable, then
+     unresponsive), a ghost peer too. */
+  s.n = 0;
+  b8(&s, 0x40);
+  b8(&s, 0x08);
+  b8(&s, F(W_SEND, 4)); /* to the ghost */
+  b16(&s, 10);
+  w_send(&s, 0, 10);
+  for (i = 0; i < 12; ++i) {
+    w_write(&s, 0, 8);
+    b8(&s, F(W_DROP, 0));
+    b8(&s, 0);
+    b8(&s, W_EXPIRY);
+  }
+  w_poll(&s, 0);
+  w_established(&s);
+  w_send(&s, 0, 2000);
+  for (i = 0; i < 12; ++i) {
+    w_write(&s, 0, 8);
+    b8(&s, W_DROP);
+    b8(&s, 0);
+    b8(&s, W_DROP);
+    b8(&s, 0);
+    b8(&s, W_EXPIRY);
+  }
+  w_poll(&s, 0);
+  wire_seed("unreachable-unresponsive", &s);
+
+  /* Corruption and forgery of DATA fields: plain (dropped by the CRC
+     checks) and re-sealed. */
+  {
+    static const uint32_t offs[] = {OFF_SEQ,     OFF_MSG_ID, OFF_FLOOR,
+                                    OFF_MSG_LEN, OFF_OFFSET, 1};
+    for (i = 0; i < 2 * sizeof(offs) / sizeof(offs[0]); ++i) {
+      s.n = 0;
+      b8(&s, i & 1 ? 0x01 : 0x00);
+      b8(&s, 0x00);
+      w_established(&s);
+      w_recv(&s, 1, 4096);
+      w_send(&s, 0, 2000);
+      w_write(&s, 0, 8);
+      w_mutate(&s, 0, i >= 6, M_ADD, offs[i % 6], i & 1 ? 1 : 0xFF);
+      w_mutate(&s, 1, i >= 6, M_FLIP, 200, i);
+      w_deliver(&s, 0);
+      w_deliver(&s, 0);
+      w_pump(&s, 16);
+      snprintf(name, sizeof(name), "%s-%u", i >= 6 ? "forge" : "corrupt",
+               i % 6);
+      wire_seed(name, &s);
+    }
+  }
+
+  /* Forged handshake and acknowledgements: B's answers, re-sealed with
+     other incarnation ids, cut short, extended. */
+  for (i = 0; i < 4; ++i) {
+    s.n = 0;
+    b8(&s, 0x00);
+    b8(&s, 0x00);
+    w_send(&s, 0, 300);
+    w_write(&s, 0, 4);
+    w_deliver(&s, 0);
+    w_write(&s, 1, 4);
+    w_mutate(&s, 0, 1, i < 2 ? M_INTERESTING : (i == 2 ? M_TRUNC : M_EXTEND),
+             i == 0 ? OFF_SRC_CONN : OFF_DST_CONN, i == 0 ? 5 : 4);
+    w_deliver(&s, 0);
+    w_pump(&s, 16);
+    w_recv(&s, 1, 4096);
+    w_pump(&s, 16);
+    snprintf(name, sizeof(name), "forge-answer-%u", i);
+    wire_seed(name, &s);
+  }
+
+  /* Replays of old datagrams, before and after A restarts. */
+  s.n = 0;
+  b8(&s, 0x00);
+  b8(&s, 0x00);
+  w_established(&s);
+  for (i = 0; i < 6; ++i) {
+    b8(&s, F(W_REPLAY, i & 1));
+    b8(&s, i);
+  }
+  w_pump(&s, 4);
+  w_recv(&s, 1, 4096);
+  w_send(&s, 0, 1500);
+  w_write(&s, 0, 8);
+  b8(&s, F(W_RESTART, 0));
+  for (i = 0; i < 6; ++i) {
+    b8(&s, W_REPLAY);
+    b8(&s, 60 - i);
+  }
+  w_send(&s, 0, 700);
+  w_pump(&s, 16);
+  w_deliver(&s, 0);
+  w_pump(&s, 16);
+  wire_seed("replay-restart", &s);
+
+  /* B restarts with messages in flight both ways. */
+  s.n = 0;
+  b8(&s, 0x02);
+  b8(&s, 0x00);
+  w_established(&s);
+  w_send(&s, 0, 3000);
+  w_send(&s, 1, 3000);
+  w_recv(&s, 0, 4096);
+  w_write(&s, 0, 2);
+  w_write(&s, 1, 2);
+  w_deliver(&s, 0);
+  b8(&s, F(W_RESTART, 1));
+  w_pump(&s, 16);
+  w_time(&s, 3, 2);
+  w_recv(&s, 1, 4096);
+  w_send(&s, 0, 30);
+  w_pump(&s, 16);
+  wire_seed("restart-b", &s);
+
+  /* Peers removed and added again, on both sides, mid-message. */
+  s.n = 0;
+  b8(&s, 0x00);
+  b8(&s, 0x00);
+  w_established(&s);
+  w_recv(&s, 1, 8192);
+  w_send(&s, 0, 6000);
+  w_write(&s, 0, 3);
+  w_deliver(&s, 0);
+  b8(&s, F(W_CYCLE, 1));
+  w_deliver(&s, 0);
+  w_pump(&s, 16);
+  w_send(&s, 0, 6000);
+  w_write(&s, 0, 2);
+  b8(&s, F(W_CYCLE, 0));
+  w_pump(&s, 16);
+  w_recv(&s, 1, 8192);
+  w_send(&s, 0, 40);
+  w_pump(&s, 16);
+  wire_seed("peer-cycle", &s);
+
+  /* An ordered receiver that posts late, with no room for unexpected
+     messages and a message window of 1: RNR, then the receives. */
+  for (i = 0; i < 2; ++i) {
+    s.n = 0;
+    b8(&s, i ? 0x01 : 0x21);
+    b8(&s, 0x30);
+    for (j = 0; j < 5; ++j) {
+      w_send(&s, 0, 100 + j * 700);
+    }
+    w_pump(&s, 16);
+    w_time(&s, 2, 5);
+    for (j = 0; j < 5; ++j) {
+      w_recv(&s, 1, 4096);
+    }
+    w_pump(&s, 16);
+    snprintf(name, sizeof(name), "ordered-late-recv-%u", i);
+    wire_seed(name, &s);
+  }
+
+  /* Flushes, truncation (a small receive), a too-long send. */
+  s.n = 0;
+  b8(&s, 0x10);
+  b8(&s, 0x00);
+  w_established(&s);
+  w_recv(&s, 1, 10);
+  w_send(&s, 0, 500);
+  w_send(&s, 0, 9000);
+  w_pump(&s, 16);
+  w_send(&s, 0, 800);
+  w_write(&s, 0, 1);
+  b8(&s, F(W_FLUSH, 0));
+  w_recv(&s, 1, 1000);
+  b8(&s, F(W_FLUSH, 1));
+  w_pump(&s, 16);
+  wire_seed("flush-truncate", &s);
+
+  /* Buffers too small for the next datagram, headers too small for a
+     piggybacked acknowledgement; a message longer than B takes. */
+  s.n = 0;
+  b8(&s, 0x00);
+  b8(&s, 0x80);
+  w_established(&s);
+  w_recv(&s, 1, 8192);
+  w_recv(&s, 0, 8192);
+  w_send(&s, 0, 3000);
+  w_send(&s, 1, 3000);
+  w_send(&s, 0, 6000); /* more than B's 4096 */
+  for (i = 0; i < 6; ++i) {
+    b8(&s, F(W_WRITE, (i & 1) | 4 | (i & 2)));
+    b8(&s, 4);
+    b8(&s, i * 40);
+    w_deliver(&s, 0);
+  }
+  w_pump(&s, 16);
+  wire_seed("small-buffers", &s);
+
+  /* The API misused, statistics; restarts after failed allocations. */
+  s.n = 0;
+  b8(&s, 0x40);
+  b8(&s, 0x00);
+  w_established(&s);
+  b8(&s, F(W_STATS, 2));
+  b8(&s, F(W_STATS, 3));
+  for (i = 0; i < 4; ++i) {
+    b8(&s, F(W_RESTART, (i & 1) | 2));
+    b8(&s, i * 7 + 1);
+    w_send(&s, i & 1, 100);
+    w_recv(&s, 1 - (i & 1), 100);
+    w_pump(&s, 8);
+  }
+  wire_seed("misuse-nomem", &s);
 }
 
 int main(int argc, char **argv) {
@@ -847,6 +1365,7 @@ int main(int argc, char **argv) {
   gen_pkt_real();
   gen_ep();
   gen_acktr();
+  gen_wire();
   printf("gen_corpus: wrote %u seeds under %s\n", n_written, out_root);
   return 0;
 }
