@@ -330,6 +330,11 @@ static void frag_in(srd_ep *ep, srd_peer *p, srd_send *s, uint32_t frag,
   }
   srd_bit_set(s->acked, frag);
   if (++s->n_acked == s->n_frags) {
+    /* Only a notice (DONE, HAVE) can complete a message some fragment of
+       which was never sent, and only a forged one: either way it leaves
+       the send queue now, or it would be started again once its slot is
+       free (fuzz_ep: a read of the buffer the application had freed). */
+    srd_ep_sq_remove(ep, p, s);
     finish(ep, p, s);
     complete(ep, p, s, 0, now);
   }
