@@ -934,8 +934,8 @@ SRD_FLATTEN int srd_ep_read_pktv(srd_ep *ep, const srd_path *path,
     return rv;
   }
   /* The header is intact (its CRC matched): every field of it may be
-     believed.  The payload's CRC is checked as the payload is placed
-     (srd_rx.c), in the same pass as the copy. */
+     believed.  The payload's CRC is checked as the payload is placed in
+     its receive buffer (srd_rx.c), before the fragment counts. */
   rv = srd_rx_packet(ep, p, &pkt, hdr + pkt.hdrlen, hdrlen - pkt.hdrlen,
                      payload, payloadlen, now);
   srd_ep_ready(ep, p);

@@ -37,12 +37,12 @@ static inline int rx_must_check(const srd_ep *ep, const srd_pkt *pkt,
          (len2 == 0 || pay2 != NULL);
 }
 
-/* rx_place copies a fragment's payload to |dst|, checking its CRC in the
-   same pass.  Returns 0, or -1 if the payload is not what was sent: the
-   packet is then dropped and counted, and |dst| holds garbage where the
-   fragment goes, which its retransmission overwrites before anything of
-   the message is delivered (a fragment is marked received only once it
-   passed). */
+/* rx_place copies a fragment's payload to |dst| and checks its CRC
+   (srd_crc32c_copy: in the same pass for short payloads, over the copy
+   just made for long ones).  Returns 0, or -1 if the payload is not what was
+   sent: the packet is then dropped and counted, and |dst| holds garbage where
+   the fragment goes, which its retransmission overwrites before anything of the
+   message is delivered (a fragment is marked received only once it passed). */
 static int rx_place(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, uint8_t *dst,
                     const uint8_t *pay1, size_t len1, const uint8_t *pay2,
                     size_t len2, srd_tstamp now) {
