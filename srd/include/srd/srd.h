@@ -484,7 +484,8 @@ SRD_EXTERN srd_ssize srd_ep_write_pktv(srd_ep *ep, srd_path *path, uint8_t *hdr,
 #define SRD_PKT_MAX_HDR 176
 /* SRD_PKT_MAX_CTL bounds every packet without payload: a standalone
    acknowledgement with all its ranges, echoes and notices is the largest.
-   A |hdr| smaller than this gets SRD_ERR_NOBUF when one is due. */
+   A |hdr| smaller than this gets SRD_ERR_NOBUF whenever a standalone
+   acknowledgement is due, however short it would be. */
 #define SRD_PKT_MAX_CTL 576
 
 /* srd_ep_max_pkt_size returns the largest datagram the endpoint writes. */
