@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_input.h"
 #include "srd_acktr.h"
 #include "srd_macro.h"
 #include "srd_pkt.h"
@@ -71,30 +72,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define RUN_WINDOWS 2
 #define VERIFY_WINDOWS 64
 #define BUDGET_FLOOR 65536
-
-/* Input reader: zeros once the input runs out. */
-typedef struct reader {
-  const uint8_t *p;
-  size_t left;
-} reader;
-
-static uint8_t rd8(reader *r) {
-  if (r->left == 0) {
-    return 0;
-  }
-  --r->left;
-  return *r->p++;
-}
-
-static uint16_t rd16(reader *r) {
-  uint16_t v = (uint16_t)(rd8(r) << 8);
-  return (uint16_t)(v | rd8(r));
-}
-
-static uint32_t rd32(reader *r) {
-  uint32_t v = (uint32_t)rd16(r) << 16;
-  return v | rd16(r);
-}
 
 /* The shadow model. */
 typedef struct model {
@@ -403,45 +380,6 @@ static void build_and_verify(srd_acktr *at, model *m, srd_tstamp now,
   m->unacked = 0;
   /* NACKs that did not fit keep the next ACK due. */
   m->immediate = m->n_nack > 0;
-}
-
-/* An allocator whose |fail_at|th allocation fails; |live| counts what it
-   handed out and got back. */
-typedef struct failing {
-  int calls, fail_at, live;
-} failing;
-
-static void *f_malloc(size_t size, void *ud) {
-  failing *f = ud;
-  void *p;
-
-  if (++f->calls == f->fail_at) {
-    return NULL;
-  }
-  p = malloc(size);
-  f->live += p != NULL;
-  return p;
-}
-
-static void f_free(void *p, void *ud) {
-  failing *f = ud;
-
-  if (p != NULL) {
-    --f->live;
-    free(p);
-  }
-}
-
-static void *f_calloc(size_t n, size_t size, void *ud) {
-  failing *f = ud;
-  void *p;
-
-  if (++f->calls == f->fail_at) {
-    return NULL;
-  }
-  p = calloc(n, size);
-  f->live += p != NULL;
-  return p;
 }
 
 /* init_failing checks that srd_acktr_init reports the failed allocation

@@ -80,6 +80,7 @@
 
 #include <srd/srd.h>
 
+#include "fuzz_input.h"
 #include "fuzz_seal.h"
 #include "srd_pkt.h"
 
@@ -118,12 +119,6 @@ typedef struct posted {
   uint8_t *buf;
   size_t len; /* send length or receive capacity */
 } posted;
-
-/* Input reader: zeros once the input runs out. */
-typedef struct reader {
-  const uint8_t *p;
-  size_t left;
-} reader;
 
 typedef struct world {
   srd_ep *ep[2];
@@ -168,19 +163,6 @@ static uint32_t session_id(int i) {
   srd_peer_stats st;
   CHECK(srd_ep_get_peer_stats(W.ep[i], W.peer[i], &st) == 0);
   return st.local_conn_id;
-}
-
-static uint8_t rd8(reader *r) {
-  if (r->left == 0) {
-    return 0;
-  }
-  --r->left;
-  return *r->p++;
-}
-
-static uint16_t rd16(reader *r) {
-  uint16_t v = (uint16_t)(rd8(r) << 8);
-  return (uint16_t)(v | rd8(r));
 }
 
 static void put32(uint8_t *p, uint32_t v) {

@@ -118,6 +118,7 @@
 
 #include <srd/srd.h>
 
+#include "fuzz_input.h"
 #include "fuzz_seal.h"
 #include "srd_pkt.h"
 
@@ -223,12 +224,6 @@ typedef struct dgram {
   uint8_t b[PKT_CAP];
 } dgram;
 
-/* Input reader: zeros once the input runs out. */
-typedef struct reader {
-  const uint8_t *p;
-  size_t left;
-} reader;
-
 typedef struct world {
   srd_ep *ep[2];
   srd_peer_id peer[2]; /* ep[i]'s id for the other endpoint */
@@ -288,24 +283,6 @@ typedef struct world {
 } world;
 
 static world W;
-
-static uint8_t rd8(reader *r) {
-  if (r->left == 0) {
-    return 0;
-  }
-  --r->left;
-  return *r->p++;
-}
-
-static uint16_t rd16(reader *r) {
-  uint16_t v = (uint16_t)(rd8(r) << 8);
-  return (uint16_t)(v | rd8(r));
-}
-
-static uint32_t rd32(reader *r) {
-  uint32_t v = (uint32_t)rd16(r) << 16;
-  return v | rd16(r);
-}
 
 static void put16(uint8_t *p, uint32_t v) {
   p[0] = (uint8_t)(v >> 8);
@@ -970,45 +947,6 @@ static void collect(int i) {
   for (k = 0; k < W.n_ops; ++k) {
     CHECK(W.ops[k].ep != i || W.ops[k].done);
   }
-}
-
-/* An allocator whose |fail_at|th allocation fails; |live| counts what it
-   handed out and got back. */
-typedef struct failing {
-  int calls, fail_at, live;
-} failing;
-
-static void *f_malloc(size_t size, void *ud) {
-  failing *f = ud;
-  void *p;
-
-  if (++f->calls == f->fail_at) {
-    return NULL;
-  }
-  p = malloc(size);
-  f->live += p != NULL;
-  return p;
-}
-
-static void f_free(void *p, void *ud) {
-  failing *f = ud;
-
-  if (p != NULL) {
-    --f->live;
-    free(p);
-  }
-}
-
-static void *f_calloc(size_t n, size_t size, void *ud) {
-  failing *f = ud;
-  void *p;
-
-  if (++f->calls == f->fail_at) {
-    return NULL;
-  }
-  p = calloc(n, size);
-  f->live += p != NULL;
-  return p;
 }
 
 /* try_nomem creates endpoint |i|'s next incarnation and its peers with
