@@ -40,6 +40,20 @@
    congested. */
 #define LOSS_ROUND_DIV 20
 
+srd_duration srd_cc_target(const srd_cc_target_cfg *cfg,
+                           srd_duration base_rtt) {
+  srd_duration t;
+
+  if ((cfg->rtt_pct == 0 && cfg->hops == 0) || base_rtt == 0 ||
+      base_rtt == UINT64_MAX) {
+    return cfg->max;
+  }
+  /* rtt_pct <= 1000 (settings_valid): no overflow below 584 years. */
+  t = base_rtt / 100 * cfg->rtt_pct + base_rtt % 100 * cfg->rtt_pct / 100 +
+      (srd_duration)cfg->hops * cfg->hop_qdelay;
+  return srd_min(srd_max(t, cfg->min), cfg->max);
+}
+
 static uint64_t clamp_cwnd(const srd_cc_stat *st, double w) {
   if (w < (double)st->min_cwnd) {
     return st->min_cwnd;

@@ -3,6 +3,12 @@
  * congestion algorithm table).  An algorithm is a table of functions; a
  * registry finds it by name, so a scenario picks one with a string.  The
  * algorithm reads and writes the shared per-peer srd_cc_stat.
+ *
+ * srd_cc.c defines the registry and both algorithms.  The engine
+ * (srd_ep.c, srd_tx.c) calls an algorithm's functions; they run inside
+ * engine calls, so they may not call back into the engine, allocate or
+ * fail, and they touch only their |cc| and |st|.  Adding an algorithm:
+ * a srd_cc_ops in srd_cc.c, listed in its registry and names.
  */
 #ifndef SRD_CC_H
 #define SRD_CC_H
@@ -10,6 +16,28 @@
 #include <stdint.h>
 
 #include <srd/srd.h>
+
+/* srd_cc_target_cfg says how the delay target follows the path (the
+   srd_settings cc_target_* fields; docs/protocol.md). */
+typedef struct srd_cc_target_cfg {
+  /* rtt_pct is the queueing allowance in percent of the base RTT. */
+  uint32_t rtt_pct;
+  /* hops (0: unknown) and hop_qdelay: Swift's per-hop term. */
+  uint32_t hops;
+  srd_duration hop_qdelay;
+  /* min and max bound the target; max is also the fixed target, taken
+     when rtt_pct and hops are both 0. */
+  srd_duration min;
+  srd_duration max;
+} srd_cc_target_cfg;
+
+/* srd_cc_target returns the queueing delay target for a path whose base
+   RTT is |base_rtt| (UINT64_MAX or 0 before a sample): cfg->max if the
+   target is fixed (rtt_pct and hops 0) or there is no sample yet, else
+   base_rtt * rtt_pct / 100 + hops * hop_qdelay, clamped to [min, max].
+   A pure function: nothing fails, nothing is kept.  Defined in
+   srd_cc.c. */
+srd_duration srd_cc_target(const srd_cc_target_cfg *cfg, srd_duration base_rtt);
 
 /* srd_cc_stat is the state congestion control shares with the engine. */
 typedef struct srd_cc_stat {
@@ -24,8 +52,11 @@ typedef struct srd_cc_stat {
   srd_duration min_rtt;
   /* pkt_bytes is the size of a full data packet. */
   uint32_t pkt_bytes;
-  /* target_qdelay is the queueing delay over min_rtt to aim for. */
+  /* target_qdelay is the queueing delay over min_rtt to aim for:
+     srd_cc_target(&target_cfg, min_rtt), kept by the engine whenever
+     min_rtt changes. */
   srd_duration target_qdelay;
+  srd_cc_target_cfg target_cfg;
   /* init_cwnd, min_cwnd and max_cwnd bound the window. */
   uint64_t init_cwnd;
   uint64_t min_cwnd;
@@ -57,9 +88,12 @@ typedef struct srd_cc srd_cc;
 typedef struct srd_cc_ops {
   /* name selects the algorithm (srd_settings.cc). */
   const char *name;
-  /* init sets the initial window. */
+  /* init sets the initial window (swift: st->init_cwnd; fixed:
+     st->fixed_cwnd) and its own state in |cc|. */
   void (*init)(srd_cc *cc, srd_cc_stat *st, srd_tstamp now);
-  /* on_ack reacts to acknowledged data and an RTT sample. */
+  /* on_ack reacts to acknowledged data and an RTT sample; the engine calls
+     it when an ACK acknowledged packets or gave a sample, with
+     st->inflight already updated. */
   void (*on_ack)(srd_cc *cc, srd_cc_stat *st, const srd_cc_ack *ack,
                  srd_tstamp now);
   /* on_loss reacts to a packet declared lost by reordering time;
@@ -73,9 +107,9 @@ typedef struct srd_cc_ops {
   void (*reset)(srd_cc *cc, srd_cc_stat *st, srd_tstamp now);
 } srd_cc_ops;
 
-/* srd_cc is one peer's controller state. */
+/* srd_cc is one peer's controller state (in srd_peer). */
 struct srd_cc {
-  const srd_cc_ops *ops;
+  const srd_cc_ops *ops; /* the algorithm; set before ops->init */
   /* last_decrease is when the window was last cut (at most once per
      RTT). */
   srd_tstamp last_decrease;
@@ -91,10 +125,17 @@ struct srd_cc {
   srd_duration round_min_rtt;
 };
 
-/* srd_cc_find returns the algorithm named |name|, or NULL. */
+/* srd_cc_find returns the algorithm named |name| (a static table, never
+   freed), the default "swift" if |name| is NULL, or NULL if no algorithm
+   has that name (srd_ep_new then returns SRD_ERR_INVALID_ARGUMENT).  The
+   names are srd_cc_names() (srd.h).  Defined in srd_cc.c. */
 const srd_cc_ops *srd_cc_find(const char *name);
 
+/* srd_cc_swift is the delay-based default (Swift, SIGCOMM 2020, with the
+   connection-wide congestion rule for sprayed traffic, srd_cc.c). */
 extern const srd_cc_ops srd_cc_swift;
+/* srd_cc_fixed keeps cwnd at st->fixed_cwnd whatever happens: the
+   teaching baseline. */
 extern const srd_cc_ops srd_cc_fixed;
 
 #endif /* SRD_CC_H */

@@ -10,6 +10,9 @@
 #include <assert.h>
 #include <string.h>
 
+static void srd_ep_ready(srd_ep *ep, srd_peer *p);
+static void srd_ep_update_timer(srd_ep *ep, srd_peer *p, srd_tstamp now);
+
 void srd_settings_default(srd_settings *s) {
   memset(s, 0, sizeof(*s));
   s->seed = 0;
@@ -33,6 +36,10 @@ void srd_settings_default(srd_settings *s) {
   s->ack_delay = 5 * SRD_US;
   s->cc = "swift";
   s->cc_target_qdelay = 25 * SRD_US;
+  s->cc_target_rtt_pct = 0;
+  s->cc_target_hops = 0;
+  s->cc_target_hop_qdelay = 1 * SRD_US;
+  s->cc_target_min = 2 * SRD_US;
   s->cc_init_window = 64u << 10;
   s->cc_fixed_window = 256u << 10;
   s->path_steering = 1;
@@ -55,7 +62,9 @@ static int settings_valid(const srd_settings *s) {
          s->pkt_window <= 32768 && s->rto_min > 0 && s->rto_max >= s->rto_min &&
          s->rto_initial > 0 && s->max_retries <= 250 &&
          s->rnr_backoff_min > 0 && s->rnr_backoff_max >= s->rnr_backoff_min &&
-         s->ack_freq >= 1 && s->cc_init_window >= 1 && s->cc_fixed_window >= 1;
+         s->ack_freq >= 1 && s->cc_init_window >= 1 &&
+         s->cc_fixed_window >= 1 && s->cc_target_rtt_pct <= 1000 &&
+         s->cc_target_hops <= 64;
 }
 
 static void *xcalloc(const srd_ep *ep, size_t n, size_t size) {
@@ -335,12 +344,18 @@ int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
   srd_rtt_init(&p->rtt);
   p->ccs.pkt_bytes = ep->settings.mtu + SRD_PKT_DATA_HDR_LEN;
   p->ccs.target_qdelay = ep->settings.cc_target_qdelay;
+  p->ccs.target_cfg.rtt_pct = ep->settings.cc_target_rtt_pct;
+  p->ccs.target_cfg.hops = ep->settings.cc_target_hops;
+  p->ccs.target_cfg.hop_qdelay = ep->settings.cc_target_hop_qdelay;
+  p->ccs.target_cfg.min = ep->settings.cc_target_min;
+  p->ccs.target_cfg.max = ep->settings.cc_target_qdelay;
   p->ccs.init_cwnd = ep->settings.cc_init_window;
   p->ccs.fixed_cwnd = ep->settings.cc_fixed_window;
   p->ccs.min_cwnd = 64;
   p->ccs.max_cwnd = (uint64_t)ep->settings.pkt_window * p->ccs.pkt_bytes;
   p->ccs.min_rtt = UINT64_MAX;
   p->ack_repeat_at = SRD_TSTAMP_NONE;
+  p->ack_span16 = (int32_t)(16 * ep->settings.ack_freq);
   p->cc.ops = ep->cc_ops;
   p->cc.ops->init(&p->cc, &p->ccs, 0);
   srd_pq_entry_init(&p->timer, i);
@@ -597,7 +612,7 @@ int srd_ep_chunk_take(srd_ep *ep, srd_rctx *c, uint32_t frag, uint8_t **mem) {
   uint32_t ch;
 
   if (c->reserved == 0 || ep->chunk_free == SRD_NIL) {
-    return -1; /* unreachable while reservations are honoured */
+    return SRD_ERR_NOMEM; /* unreachable while reservations are honoured */
   }
   ch = ep->chunk_free;
   ep->chunk_free = ep->chunk_next[ch];
@@ -721,7 +736,10 @@ srd_duration srd_ep_rto(const srd_ep *ep, const srd_peer *p) {
   return rto << shift;
 }
 
-void srd_ep_ready(srd_ep *ep, srd_peer *p) {
+/* srd_ep_ready puts |p| at the back of the ready line (the peers that
+   may have a packet to write, served round-robin by write_next), unless
+   it is in it already. */
+static void srd_ep_ready(srd_ep *ep, srd_peer *p) {
   if (p->in_ready) {
     return;
   }
@@ -749,7 +767,11 @@ static void ready_pop_head(srd_ep *ep) {
   p->ready_next = p->ready_prev = SRD_NIL;
 }
 
-void srd_ep_update_timer(srd_ep *ep, srd_peer *p, srd_tstamp now) {
+/* srd_ep_update_timer marks |p|'s deadline for recomputing: it joins the
+   dirty list once, and flush_timers recomputes it (srd_tx_deadline) when
+   the driver next asks for the expiry or runs the timers, rather than
+   after every packet.  It also records |now| as the latest time. */
+static void srd_ep_update_timer(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   if (now > ep->last_now) {
     ep->last_now = now;
   }
@@ -1010,5 +1032,6 @@ int srd_ep_get_path_stats(const srd_ep *ep, srd_peer_id id, uint32_t path,
   st->last_rtt = pi->rtt.latest;
   st->avoided = p->paths.steering && pi->avoid_until > now;
   st->avoid_until = pi->avoid_until;
+  st->weight = pi->weight;
   return 0;
 }

@@ -1,5 +1,6 @@
 /*
- * srd_macro.h: small helpers shared by the engine's modules.
+ * srd_macro.h: small helpers shared by the engine's modules.  Header
+ * only: nothing here has a definition elsewhere.
  */
 #ifndef SRD_MACRO_H
 #define SRD_MACRO_H
@@ -7,11 +8,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* srd_min and srd_max return the smaller and the larger of |A| and |B|,
+   evaluating one of them twice: pass no expression with side effects. */
 #define srd_min(A, B) ((A) < (B) ? (A) : (B))
 #define srd_max(A, B) ((A) > (B) ? (A) : (B))
+/* srd_arraylen is the number of elements of array |A| (an array, not a
+   pointer). */
 #define srd_arraylen(A) (sizeof(A) / sizeof((A)[0]))
 
-/* srd_unreachable marks a branch the code cannot take. */
+/* srd_unreachable marks a branch the code cannot take: reaching it is
+   undefined with GCC and clang, abort() elsewhere.  srd_likely and
+   srd_unlikely hint a branch's usual outcome to the compiler; they do not
+   change what it computes. */
 #if defined(__GNUC__)
 #  define srd_unreachable() __builtin_unreachable()
 #  define srd_likely(X) __builtin_expect(!!(X), 1)

@@ -12,6 +12,9 @@
 #define MAX_PENALTY_SHIFT 10
 /* Longest avoidance for delay, as a multiple of the path's delay (2^6). */
 #define MAX_DELAY_SHIFT 6
+/* A light path takes back WEIGHT_STEP 64ths of a share per RTT while its
+   delay is not above the others': from the floor to full in 28 RTTs. */
+#define WEIGHT_STEP 2
 /* reo_mult cap: the window may grow to 16 x min_rtt/4 (bounded by srtt). */
 #define MAX_REO_MULT 16
 
@@ -61,6 +64,7 @@ void srd_pathset_init(srd_pathset *ps, uint32_t n, int steering, srd_pcg *pcg) {
   for (i = 0; i < n; ++i) {
     srd_rtt_init(&ps->p[i].rtt);
     ps->p[i].reo_mult = 1;
+    ps->p[i].weight = SRD_PATH_WEIGHT_FULL;
     ps->order[i] = (uint8_t)i;
   }
   shuffle(ps);
@@ -111,16 +115,43 @@ void srd_pathset_new_cycle(srd_pathset *ps) {
   ps->cursor = 0;
 }
 
+/* weighed says whether path |idx|, met by the data cursor, carries the
+   next packet by its weight: its credit grows by its weight and pays a
+   full share when it has one.  Control picks and paths at full weight
+   always do. */
+static int weighed(srd_pathset *ps, const uint32_t *cursor, uint32_t idx) {
+  srd_pathinfo *p = &ps->p[idx];
+
+  if (cursor != &ps->cursor || p->weight >= SRD_PATH_WEIGHT_FULL) {
+    return 1;
+  }
+  p->credit = (uint16_t)(p->credit + p->weight);
+  if (p->credit < SRD_PATH_WEIGHT_FULL) {
+    return 0;
+  }
+  p->credit = (uint16_t)(p->credit - SRD_PATH_WEIGHT_FULL);
+  return 1;
+}
+
 uint32_t srd_pathset_pick_slow(srd_pathset *ps, uint32_t *cursor,
                                srd_tstamp now, uint32_t exclude) {
-  uint32_t i, pos, idx, best = UINT32_MAX, best_pos = 0;
+  uint32_t i, pos, idx, best = UINT32_MAX, best_pos = 0, usable = 0;
   int steer = -1;
 
   if (ps->n == 1) {
     return 0;
   }
   cycle_start(ps, cursor);
-  for (i = 0, pos = *cursor; i < ps->n; ++i, pos = wrap(ps, pos + 1)) {
+  /* Light paths may be passed over: the scan goes round the order until
+     one pays (each pass adds at least SRD_PATH_WEIGHT_MIN to every light
+     path's credit, so within FULL / MIN passes). */
+  for (i = 0, pos = *cursor;; ++i, pos = wrap(ps, pos + 1)) {
+    if (i == ps->n) {
+      if (usable == 0) {
+        break;
+      }
+      i = 0;
+    }
     idx = ps->order[pos];
     if (idx == exclude) {
       continue;
@@ -130,7 +161,11 @@ uint32_t srd_pathset_pick_slow(srd_pathset *ps, uint32_t *cursor,
     }
     if (ps->p[idx].avoid_until <= now || !ps->steering ||
         (!steer && !hard(ps, idx, now))) {
-      return take(ps, cursor, pos);
+      ++usable;
+      if (weighed(ps, cursor, idx)) {
+        return take(ps, cursor, pos);
+      }
+      continue;
     }
     if (best == UINT32_MAX ||
         ps->p[idx].avoid_until < ps->p[best].avoid_until) {
@@ -171,6 +206,44 @@ uint32_t srd_pathset_pick_retx(srd_pathset *ps, srd_tstamp now,
     }
   }
   return srd_pathset_pick(ps, &ps->cursor, now, exclude);
+}
+
+/* set_weight moves |p|'s weight to |w| at |now|, keeping n_light. */
+static void set_weight(srd_pathset *ps, srd_pathinfo *p, uint32_t w,
+                       srd_tstamp now) {
+  if (w == p->weight) {
+    return;
+  }
+  if (p->weight == SRD_PATH_WEIGHT_FULL) {
+    ++ps->n_light;
+  } else if (w == SRD_PATH_WEIGHT_FULL) {
+    --ps->n_light;
+    p->credit = 0;
+  }
+  p->weight = (uint16_t)w;
+  p->weighed_at = now ? now : 1;
+}
+
+void srd_pathset_on_rel(srd_pathset *ps, uint32_t i, int64_t rel,
+                        srd_duration margin, srd_duration srtt,
+                        srd_tstamp now) {
+  srd_pathinfo *p = &ps->p[i];
+  uint32_t w = p->weight;
+
+  p->rel += (rel - p->rel) / 4;
+  if (!ps->steering || ps->n == 1 || srtt == 0 ||
+      (p->weighed_at != 0 && now - p->weighed_at < srtt)) {
+    return;
+  }
+  if (p->rel > (int64_t)margin) {
+    w -= srd_max(w / 8, 1u);
+    w = srd_max(w, (uint32_t)SRD_PATH_WEIGHT_MIN);
+  } else if (p->rel < (int64_t)margin / 4) {
+    w = srd_min(w + WEIGHT_STEP, (uint32_t)SRD_PATH_WEIGHT_FULL);
+  } else {
+    return;
+  }
+  set_weight(ps, p, w, now);
 }
 
 int srd_pathset_on_sample(srd_pathset *ps, uint32_t i, srd_duration sample,
@@ -237,6 +310,12 @@ void srd_pathset_on_ack(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
     p->rack_valid = 1;
   }
   p->loss_streak = 0;
+  if (p->loss_floored) {
+    p->loss_floored = 0;
+    if (p->weight == SRD_PATH_WEIGHT_MIN) {
+      set_weight(ps, p, SRD_PATH_WEIGHT_FULL, p->weighed_at);
+    }
+  }
 }
 
 srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
@@ -269,7 +348,40 @@ srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
   shift = srd_min(p->loss_streak - 1, MAX_PENALTY_SHIFT);
   srd_pathset_avoid(ps, i,
                     srd_max(p->avoid_until, now + srd_min(base << shift, cap)));
+  /* A third loss in a row (a dead path, not a random or spurious loss): when
+     the avoidance ends the path comes back at the lowest share, so that its
+     probes cost little while it stays dead (rather than a full share
+     that sends it a window's worth before the next loss is found); the
+     first packet acknowledged on it again gives the share back
+     (srd_pathset_on_ack): a path that routing repaired carries its part
+     at once. */
+  if (p->loss_streak >= 3 && p->weight > SRD_PATH_WEIGHT_MIN) {
+    set_weight(ps, p, SRD_PATH_WEIGHT_MIN, now);
+    p->loss_floored = 1;
+  }
   return p->avoid_until;
+}
+
+int srd_pathset_on_unechoed(srd_pathset *ps, uint32_t i, uint32_t limit,
+                            srd_tstamp now) {
+  srd_pathinfo *p = &ps->p[i];
+
+  /* A path already found dead this way needs less evidence again: while
+     its weight climbs back, a few more lost ACKs floor it again. */
+  if (++p->unechoed < (p->rev_streak > 0 ? srd_max(limit / 4, 1u) : limit)) {
+    return 0;
+  }
+  p->unechoed = 0;
+  if (p->rev_streak < UINT32_MAX) {
+    ++p->rev_streak;
+  }
+  if (!ps->steering || ps->n == 1) {
+    return 0;
+  }
+  /* The floor, not avoidance: the path's forward direction works, and
+     the data it still carries is what finds the way back healed. */
+  set_weight(ps, p, SRD_PATH_WEIGHT_MIN, now);
+  return 1;
 }
 
 void srd_pathset_on_spurious(srd_pathset *ps, uint32_t i) {

@@ -25,10 +25,40 @@
  * spraying on.  A path whose probes keep failing (a streak of two or more)
  * stays avoided regardless, unless nothing else is left.
  *
+ * Avoidance is for trouble; an uneven hash needs less.  Sixty-four
+ * entropies hashed onto a few physical routes give some routes more
+ * entropies than others (16 +- 4 each over 4 routes), so even spraying
+ * overloads some links of a fully loaded fabric and leaves others idle.
+ * So each path also has a weight, its share of new data packets (from an
+ * eighth of an even share to a full one): a path whose forward delay sits
+ * above the other paths' by more than a margin (an eighth of the base
+ * RTT) gives up an eighth of its weight per RTT, and takes it back two
+ * 64ths per RTT while it does not.  The forward delay comes from the
+ * packets one acknowledgement tells of: they came back together on one
+ * reverse path, so their RTTs differ only by their forward paths, and
+ * each one's excess over their mean is free of the reverse path's noise.
+ * Control packets ignore weights, and a retransmission takes the
+ * cleanest path whatever its weight.
+ *
+ * A path whose reverse direction is dead falls to the floor weight at
+ * once: many of its packets were acknowledged, but by acknowledgements
+ * that came on other paths, never on it (the peer sends its ACKs on the
+ * path of the newest data packet, so a live path gets its share).  Its
+ * forward direction works, so it is not avoided (avoiding it funnels the
+ * data into the paths left, whose queues then cut the window); carrying an
+ * eighth of its share, it draws an eighth of the peer's ACKs, and its
+ * weight climbs back as the ordinary rule allows once the peer's packets
+ * arrive on it again (docs/protocol.md, "Paths of control packets").
+ *
  * Loss detection runs per path (RACK, RFC 8985, within one path): a packet
  * is lost when a packet sent later on the same path has been acknowledged
  * and a reordering window has passed.  Reordering across paths is the
  * normal state of a sprayed flow and never counts as loss.
+ *
+ * The functions below are defined in srd_pathset.c (the static inline
+ * ones here).  A pathset lives in caller storage (srd_peer.paths) and
+ * allocates nothing; none of its functions fails.  Every path index |i|
+ * given to them is below ps->n; every one they return is too.
  */
 #ifndef SRD_PATHSET_H
 #define SRD_PATHSET_H
@@ -40,25 +70,38 @@
 #include "srd_pcg.h"
 #include "srd_rtt.h"
 
+/* A path's weight runs from SRD_PATH_WEIGHT_MIN (an eighth of a full
+   share) to SRD_PATH_WEIGHT_FULL. */
+#define SRD_PATH_WEIGHT_FULL 64
+#define SRD_PATH_WEIGHT_MIN 8
+
 /* Why a path is avoided (srd_log_record.b for SRD_LOG_PATH_AVOID). */
 #define SRD_AVOID_LOSS 0
 #define SRD_AVOID_DELAY 1
 #define SRD_AVOID_TIMEOUT 2
+/* (not an avoidance: the path's weight fell to the floor, its reverse
+   direction being dead) */
+#define SRD_AVOID_REVERSE 3
 
+/* srd_pathinfo is what a peer knows of one path (srd_path_stats shows
+   it). */
 typedef struct srd_pathinfo {
-  srd_rtt rtt;
+  srd_rtt rtt; /* the path's own RTT estimator */
   /* recent is a fast average of delay samples (gain 1/4), for steering. */
   srd_duration recent;
-  uint64_t sent;
-  uint64_t acked;
-  uint64_t lost;
-  uint64_t retransmits;
-  uint64_t bytes_sent;
+  uint64_t sent;        /* data packets sent on it (srd_tx.c counts) */
+  uint64_t acked;       /* of which acknowledged (srd_pathset_on_ack) */
+  uint64_t lost;        /* of which declared lost (srd_pathset_on_loss) */
+  uint64_t retransmits; /* retransmissions sent on it (srd_tx.c) */
+  uint64_t bytes_sent;  /* datagram bytes sent on it (srd_tx.c) */
   /* avoid_until: the path is skipped while now < avoid_until. */
   srd_tstamp avoid_until;
   /* loss_streak counts failed probes: losses of packets sent after the
      path's previous loss was found, with no acknowledgement between. */
   uint32_t loss_streak;
+  /* loss_floored: losses in a row put the weight at its floor
+     (srd_pathset_on_loss); the next acknowledgement restores it. */
+  uint8_t loss_floored;
   /* last_loss_at is when the path's latest loss was found. */
   srd_tstamp last_loss_at;
   /* hot: recent delay is above base RTT + target (counted in n_hot). */
@@ -66,6 +109,19 @@ typedef struct srd_pathinfo {
   /* delay_streak counts avoidances for delay since the path was last
      seen cool: each doubles the next. */
   uint32_t delay_streak;
+  /* weight is the path's share of data picks in SRD_PATH_WEIGHT_FULLths
+     (SRD_PATH_WEIGHT_MIN..SRD_PATH_WEIGHT_FULL): a path whose forward
+     delay sits above the other paths' gives up some of its share, one
+     that does not takes it back (srd_pathset_on_rel).  credit accumulates the
+     weight each time the data cursor passes the path; the path carries a
+     packet when it reaches SRD_PATH_WEIGHT_FULL. */
+  uint16_t weight;
+  uint16_t credit;
+  /* weighed_at is when the weight last moved (at most once per RTT). */
+  srd_tstamp weighed_at;
+  /* rel is a fast average (gain 1/4) of the path's forward delay relative
+     to the other paths acknowledged together with it (ns, signed). */
+  int64_t rel;
   /* RACK state: the latest (send time, packet number) among acknowledged
      packets, and the RTT of that packet. */
   srd_tstamp rack_xmit_ts;
@@ -77,30 +133,41 @@ typedef struct srd_pathinfo {
   /* reo_quiet counts losses since reo_mult last changed; at 16 it
      shrinks a step. */
   uint32_t reo_quiet;
+  /* unechoed counts packets sent on the path and acknowledged since a
+     packet from the peer last came on it (srd_pathset_on_unechoed);
+     rev_streak counts the times in a row that reached the limit: the
+     path's reverse direction is dead while it is nonzero. */
+  uint32_t unechoed;
+  uint32_t rev_streak;
 } srd_pathinfo;
 
+/* srd_pathset is the paths of one peer. */
 typedef struct srd_pathset {
-  srd_pathinfo p[SRD_MAX_PATHS];
-  uint32_t n;
+  srd_pathinfo p[SRD_MAX_PATHS]; /* the first n are in use */
+  uint32_t n;                    /* paths, 1..SRD_MAX_PATHS */
   /* order is this cycle's permutation of the paths; cursor the position
      of the next path for data in it (a new cycle reshuffles), ctl_cursor
      the position for control packets. */
   uint8_t order[SRD_MAX_PATHS];
   uint32_t cursor;
   uint32_t ctl_cursor;
-  srd_pcg *pcg;
+  srd_pcg *pcg; /* the endpoint's generator (not owned) */
   /* steering enables avoidance; 0 is blind round-robin spraying. */
   int steering;
   /* n_hot counts hot paths; n_sampled paths with at least one sample. */
   uint32_t n_hot;
   uint32_t n_sampled;
+  /* n_light counts paths whose weight is below SRD_PATH_WEIGHT_FULL: while
+     it is 0 a pick never looks at weights. */
+  uint32_t n_light;
   /* avoid_max is at least every path's avoid_until: before it, a pick
      must look at avoidance; from it on, none is avoided and a pick is the
      next path of the order. */
   srd_tstamp avoid_max;
 } srd_pathset;
 
-/* srd_pathset_avoid sets path |i| avoided until |until|. */
+/* srd_pathset_avoid sets path |i| avoided until |until| (0 or a time
+   already past: not avoided) and keeps avoid_max above it. */
 static inline void srd_pathset_avoid(srd_pathset *ps, uint32_t i,
                                      srd_tstamp until) {
   ps->p[i].avoid_until = until;
@@ -109,32 +176,40 @@ static inline void srd_pathset_avoid(srd_pathset *ps, uint32_t i,
   }
 }
 
-/* srd_pathset_init sets up |n| paths (1..SRD_MAX_PATHS); |pcg| (kept)
-   draws the spraying order. */
+/* srd_pathset_init sets up |ps| (caller storage, any contents) with |n|
+   paths (1..SRD_MAX_PATHS, asserted), no samples, none avoided, steering
+   on if |steering| is nonzero.  |pcg| (kept, not owned: it must outlive
+   |ps|) draws the spraying order; init draws the first cycle's order and
+   the control cursor's start from it. */
 void srd_pathset_init(srd_pathset *ps, uint32_t n, int steering, srd_pcg *pcg);
 
 /* srd_pathset_pick returns the path for the next packet at |now|, never
    |exclude| when another path exists (pass UINT32_MAX for none), and
    advances |cursor| (&ps->cursor for data, &ps->ctl_cursor for control
-   packets). */
+   packets).  The data cursor reshuffles the order (drawing from ps->pcg)
+   when a cycle ends; the control cursor goes round the current order. */
 static inline uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor,
                                         srd_tstamp now, uint32_t exclude);
 
 /* srd_pathset_pick_slow is srd_pathset_pick when a path may be avoided or
-   excluded. */
+   excluded: the first path of the order from |cursor| that is not
+   |exclude| and not avoided (avoidance applies while fewer than half the
+   paths are avoided, and always to a path with a loss streak of two or
+   more); if every other path is avoided, the one that recovers first.
+   With one path it returns 0.  Called only through srd_pathset_pick. */
 uint32_t srd_pathset_pick_slow(srd_pathset *ps, uint32_t *cursor,
                                srd_tstamp now, uint32_t exclude);
 
-/* srd_pathset_new_cycle reshuffles the data order and restarts its
-   cursor. */
+/* srd_pathset_new_cycle reshuffles the data order (drawing from ps->pcg)
+   and restarts its cursor; the control cursor keeps its place. */
 void srd_pathset_new_cycle(srd_pathset *ps);
 
 static inline uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor,
                                         srd_tstamp now, uint32_t exclude) {
-  /* The common pick: no path avoided, none excluded, so the next path of
-     the order (a new cycle reshuffles it). */
+  /* The common pick: no path avoided or light, none excluded, so the
+     next path of the order (a new cycle reshuffles it). */
   if (now >= ps->avoid_max && exclude == UINT32_MAX && ps->n > 1 &&
-      cursor == &ps->cursor) {
+      cursor == &ps->cursor && ps->n_light == 0) {
     if (ps->cursor >= ps->n) {
       srd_pathset_new_cycle(ps);
     }
@@ -147,20 +222,35 @@ static inline uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor,
    steering it takes the least suspicious usable path, one with a clean
    record (not avoided, no loss since its last acknowledgement) if there is
    one, else the shortest loss streak, so that a lost packet is never what
-   probes a suspect path again. */
+   probes a suspect path again.  It moves the data cursor.  Without
+   steering, with one path, or with every path but |exclude| avoided, it
+   is srd_pathset_pick on the data cursor. */
 uint32_t srd_pathset_pick_retx(srd_pathset *ps, srd_tstamp now,
                                uint32_t exclude);
 
 /* srd_pathset_on_sample folds an RTT |sample| for path |i| and updates
    its hot and avoided state.  |base| is the peer's base RTT, |target| the
    queueing delay target, |avg| the peer's smoothed RTT over all paths.
-   Returns nonzero if the path became avoided. */
+   A path's first sample counts it as sampled (srd_pathset_congested);
+   the first sample after an avoidance ended replaces the path's recent
+   delay rather than averaging with it.  Returns nonzero if the path
+   became avoided for delay (steering on, more than one path), else 0. */
 int srd_pathset_on_sample(srd_pathset *ps, uint32_t i, srd_duration sample,
                           srd_duration base, srd_duration target,
                           srd_duration avg, srd_tstamp now);
 
+/* srd_pathset_on_rel folds |rel|, a packet's forward delay on path |i|
+   relative to the mean of the packets one acknowledgement told of, into
+   the path's relative delay, and with steering moves the path's weight
+   (at most once per |srtt|): down by an eighth while the relative delay
+   is above |margin|, up by a step while it is below a quarter of it. */
+void srd_pathset_on_rel(srd_pathset *ps, uint32_t i, int64_t rel,
+                        srd_duration margin, srd_duration srtt, srd_tstamp now);
+
 /* srd_pathset_on_ack records acknowledged packet |seq| sent at |tx_ts| on
-   path |i| with RTT |rtt| (RACK state; ends a loss streak). */
+   path |i| with RTT |rtt|: counts it, keeps the newest acknowledged
+   (send time, packet number) as the path's RACK state, and ends its loss
+   streak. */
 void srd_pathset_on_ack(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
                         uint32_t seq, srd_duration rtt);
 
@@ -178,11 +268,36 @@ static inline int srd_pathset_rack_older(const srd_pathset *ps, uint32_t i,
    path |i| and, with steering, avoids the path for |base| << min(streak -
    1, 10), at most |cap|.  Losses of packets sent before the path's
    previous loss was found belong to that loss: they neither lengthen the
-   streak nor the avoidance.  Returns the time until which the path is
-   avoided (0 without steering). */
+   streak nor the avoidance.  Every loss counts in the path's lost count;
+   each new one also counts towards shrinking its reordering window (a
+   step per 16).  Returns the time until
+   which the path is avoided (0 without steering or with one path). */
 srd_tstamp srd_pathset_on_loss(srd_pathset *ps, uint32_t i, srd_tstamp tx_ts,
                                srd_tstamp now, srd_duration base,
                                srd_duration cap);
+
+/* srd_pathset_on_unechoed records that a packet sent on path |i| was
+   acknowledged (called once per packet, after srd_pathset_on_ack).  When
+   |limit| (at least 1) such packets pile up with no packet from the peer
+   arriving on path |i| in between (srd_pathset_on_rx), the path's reverse
+   direction is taken for dead: rev_streak grows, the count starts again
+   and, with steering and more than one path, the path's weight falls to
+   SRD_PATH_WEIGHT_MIN at |now| (it is not avoided: its forward direction
+   works).  While the reverse streak is nonzero, |limit| / 4 packets (at
+   least 1) suffice, so a path still dead is floored again long before its
+   weight is back.  Returns 1 when the weight was set to the floor, else
+   0. */
+int srd_pathset_on_unechoed(srd_pathset *ps, uint32_t i, uint32_t limit,
+                            srd_tstamp now);
+
+/* srd_pathset_on_rx records that a packet from the peer arrived on path
+   |i|: its reverse direction works, so the unechoed count and the reverse
+   streak restart (a weight already cut climbs back as srd_pathset_on_rel
+   allows). */
+static inline void srd_pathset_on_rx(srd_pathset *ps, uint32_t i) {
+  ps->p[i].unechoed = 0;
+  ps->p[i].rev_streak = 0;
+}
 
 /* srd_pathset_on_spurious widens path |i|'s reordering window after a
    packet declared lost was acknowledged (RFC 8985 6.2.3). */
@@ -193,7 +308,8 @@ void srd_pathset_on_spurious(srd_pathset *ps, uint32_t i);
 srd_duration srd_pathset_reo_wnd(const srd_pathset *ps, uint32_t i,
                                  srd_duration floor);
 
-/* srd_pathset_avoided counts paths avoided at |now|. */
+/* srd_pathset_avoided counts paths avoided at |now| (O(n); the common
+   pick never calls it). */
 uint32_t srd_pathset_avoided(const srd_pathset *ps, srd_tstamp now);
 
 /* srd_pathset_congested returns nonzero if most sampled paths are hot: the

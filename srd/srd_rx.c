@@ -39,10 +39,11 @@ static inline int rx_must_check(const srd_ep *ep, const srd_pkt *pkt,
 
 /* rx_place copies a fragment's payload to |dst| and checks its CRC
    (srd_crc32c_copy: in the same pass for short payloads, over the copy
-   just made for long ones).  Returns 0, or -1 if the payload is not what was
-   sent: the packet is then dropped and counted, and |dst| holds garbage where
-   the fragment goes, which its retransmission overwrites before anything of the
-   message is delivered (a fragment is marked received only once it passed). */
+   just made for long ones).  Returns 0, or SRD_ERR_PROTO if the payload is
+   not what was sent: the packet is then dropped and counted, and |dst|
+   holds garbage where the fragment goes, which its retransmission
+   overwrites before anything of the message is delivered (a fragment is
+   marked received only once it passed). */
 static int rx_place(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, uint8_t *dst,
                     const uint8_t *pay1, size_t len1, const uint8_t *pay2,
                     size_t len2, srd_tstamp now) {
@@ -58,7 +59,7 @@ static int rx_place(srd_ep *ep, srd_peer *p, const srd_pkt *pkt, uint8_t *dst,
   }
   if (c != pkt->u.data.pcrc) {
     srd_ep_drop(ep, now, p->id, SRD_DROP_CORRUPT_PAYLOAD, SRD_PKT_DATA);
-    return -1;
+    return SRD_ERR_PROTO;
   }
   return 0;
 }
@@ -158,7 +159,13 @@ SRD_COLD static void abort_ctx(srd_ep *ep, srd_peer *p, srd_rctx *c, int err,
   srd_ep_rctx_release(ep, c);
 }
 
-void srd_rx_advance(srd_ep *ep, srd_peer *p, srd_tstamp now) {
+/* srd_rx_advance retires |p|'s message ids from rx_next on while they are
+   finished: delivered or failed ids, messages of an ordered peer held in
+   the unexpected pool (delivered now if a receive is posted, else it
+   stops), and ids below the sender's floor, whose partial messages end
+   with SRD_ERR_ABORTED.  A failed (truncated) id is kept until the
+   sender's floor passes it.  At most one window of ids per call. */
+static void srd_rx_advance(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   uint32_t steps;
 
   for (steps = 0; steps < ep->settings.msg_window; ++steps) {
@@ -328,6 +335,7 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
   uint32_t i = d->msg_id & srd_msg_mask(ep), frag, fs = p->frag_size;
   srd_rctx *c;
   uint8_t *dst;
+  int rv;
 
   if (srd_seq_gt(d->msg_floor, p->rx_floor)) {
     p->rx_floor = d->msg_floor;
@@ -412,9 +420,10 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
     uint32_t ridx;
     /* Into the oldest posted receive; it is taken only if the payload
        passed its check. */
-    if (rx_place(ep, p, pkt, ep->recvs[ep->posted_head].buf, pay1, len1, pay2,
-                 len2, now) != 0) {
-      return SRD_ERR_PROTO;
+    rv = rx_place(ep, p, pkt, ep->recvs[ep->posted_head].buf, pay1, len1, pay2,
+                  len2, now);
+    if (rv != 0) {
+      return rv;
     }
     ridx = posted_pop(ep);
     srd_acktr_record(&p->acktr, d->seq, d->tx_ts, pkt->c.path, now);
@@ -448,9 +457,10 @@ static int on_data(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
   if (d->payload_len && !c->discard) {
     if (c->recv != SRD_NIL) {
       /* In place, checked in the same pass. */
-      if (rx_place(ep, p, pkt, ep->recvs[c->recv].buf + d->offset, pay1, len1,
-                   pay2, len2, now) != 0) {
-        return SRD_ERR_PROTO;
+      rv = rx_place(ep, p, pkt, ep->recvs[c->recv].buf + d->offset, pay1, len1,
+                    pay2, len2, now);
+      if (rv != 0) {
+        return rv;
       }
     } else {
       /* A chunk is taken for good: check first. */
@@ -653,6 +663,7 @@ SRD_COLD static int on_hs_resp(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
     srd_rtt_update(&p->rtt, now - p->hs_sent_ts);
     p->ccs.srtt = p->rtt.srtt;
     p->ccs.min_rtt = p->rtt.min_rtt;
+    p->ccs.target_qdelay = srd_cc_target(&p->ccs.target_cfg, p->ccs.min_rtt);
   }
   p->req_nonce = 0;
   p->want_req = 0;
@@ -749,10 +760,17 @@ int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
         return rv;
       }
     }
+    /* It came: this path works from the peer to here. */
+    srd_pathset_on_rx(&p->paths, pkt->c.path % p->paths.n);
     return on_data(ep, p, pkt, pay1, len1, pay2, len2, now);
-  case SRD_PKT_ACK:
-    return srd_tx_on_ack(ep, p, &pkt->u.ack, now);
+  case SRD_PKT_ACK: {
+    /* The packets it acknowledges count first, then its own path. */
+    int rv = srd_tx_on_ack(ep, p, &pkt->u.ack, now);
+    srd_pathset_on_rx(&p->paths, pkt->c.path % p->paths.n);
+    return rv;
+  }
   case SRD_PKT_SYNC:
+    srd_pathset_on_rx(&p->paths, pkt->c.path % p->paths.n);
     if (srd_seq_gt(pkt->u.sync.msg_floor, p->rx_floor)) {
       p->rx_floor = pkt->u.sync.msg_floor;
       srd_rx_advance(ep, p, now);

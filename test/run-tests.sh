@@ -8,6 +8,7 @@ SAN=${SAN:-0}
 LIMIT=${TEST_TIMEOUT:-600}
 pass=0 fail=0 skip=0 failed=""
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/test/lsan.supp}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # The sanitizer build runs fewer property-test iterations (slower code);
 # the plain build runs the full count.
@@ -31,25 +32,27 @@ run() {
   esac
 }
 
-for t in "$OUT"/test/test_*; do
-  case $t in *.log) continue ;; esac
-  [ -x "$t" ] || continue
-  run "$(basename "$t")" "$t"
-done
-for t in "$OUT"/test/replay_*; do
-  case $t in *.log) continue ;; esac
-  [ -x "$t" ] || continue
-  name=$(basename "$t"); target=${name#replay_}
-  run "$name" "$t" "test/fuzz/corpus/$target"
-done
-for t in "$OUT"/bin/example-*; do
-  [ -x "$t" ] || continue
-  run "$(basename "$t")" "$t"
+# TESTS (from make test) lists the binaries this configuration built;
+# without it, every binary under $OUT.
+if [ -z "${TESTS:-}" ]; then
+  TESTS=$(ls "$OUT"/test/test_* "$OUT"/test/replay_* "$OUT"/bin/example-* \
+    2>/dev/null | grep -v '\.log$')
+fi
+for t in $TESTS; do
+  [ -x "$t" ] || { echo "run-tests: $t was not built"; fail=$((fail+1)); continue; }
+  name=$(basename "$t")
+  case $name in
+    replay_*) run "$name" "$t" "test/fuzz/corpus/${name#replay_}" ;;
+    *) run "$name" "$t" ;;
+  esac
 done
 for t in test/tools/test_*.sh; do
   [ -x "$t" ] || continue
   run "$(basename "$t" .sh)" env OUT="$OUT" "$t"
 done
+
+# The golden outputs: what the tools print, byte for byte.
+run golden env OUT="$OUT" SAN="$SAN" test/golden/golden.sh
 
 echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] || { echo "failed:$failed"; exit 1; }

@@ -10,6 +10,7 @@
  *
  *   netsim-bench [--k K --ms MS] [--mtu BYTES] [--window PKTS]
  *                [--queue BYTES] [--delay-ns NS] [--seed N] [--json]
+ *   netsim-bench --help | --version
  *
  * Not a pass/fail test: `make` builds it, nobody runs it automatically.
  */
@@ -17,10 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
-#include "netsim.h"
+#include <netsim/netsim.h>
+
+#include "tool_clock.h"
+#include "tool_json.h"
+#include "tool_opt.h"
 
 typedef struct bench_opts {
   uint32_t k;
@@ -33,16 +36,64 @@ typedef struct bench_opts {
   int json;
 } bench_opts;
 
-static double wall_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+static void help(FILE *f) {
+  fputs("Usage: netsim-bench [OPTION]...\n"
+        "Measure the speed of the simulator core: a k-ary fat tree at 100 "
+        "Gb/s with\n"
+        "shallow queues, permutation traffic of window flows that keep the "
+        "network\n"
+        "full; events and packet-hops per wall-clock second, the "
+        "simulated-to-wall\n"
+        "time ratio and the peak memory.  Without --k it runs k=8 for 5 ms "
+        "and\n"
+        "k=16 for 1 ms of simulated time.\n"
+        "\n"
+        "Options:\n"
+        "  --k K                the fat tree's k, even, 2..64\n"
+        "  --ms MS              simulated time, units ns, us, ms, s allowed\n"
+        "                       [5 for k=8, else 1]\n"
+        "  --mtu BYTES          packet size on the wire, 1..65536 [4096]\n"
+        "  --window PKTS        packets each flow keeps in flight, 1..4096 "
+        "[32]\n"
+        "  --queue BYTES        every port's queue, K/M/G suffixes [200000]\n"
+        "  --delay-ns NS        every link's propagation delay [1000]\n"
+        "  --seed N             the simulation's seed [1]\n"
+        "  --json               one JSON object per run, one per "
+        "line\n" TOOL_OPT_HELP_TEXT "\n"
+        "A benchmark, not a pass/fail test.\n"
+        "\n"
+        "Exit status: 0, 1 if a run could not be set up, 2 for bad usage.\n",
+        f);
 }
 
-static double peak_rss_mb(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
+static const tool_info bench_info = {"netsim-bench", help, NULL};
+
+static void print_json(uint32_t k, uint32_t hosts, double ms,
+                       const netsim_sim_stats *st, double wall, double setup,
+                       double util, double sim_s, uint64_t trace) {
+  tool_json j;
+
+  tool_json_init(&j, stdout, TOOL_JSON_SPACED);
+  tool_json_obj_begin(&j);
+  tool_json_kv_u64(&j, "k", k);
+  tool_json_kv_u64(&j, "hosts", hosts);
+  tool_json_kv_numf(&j, "ms", "%g", ms);
+  tool_json_kv_u64(&j, "events", st->events);
+  tool_json_kv_u64(&j, "packet_hops", st->hops);
+  tool_json_kv_numf(&j, "wall_s", "%.4f", wall);
+  tool_json_kv_numf(&j, "events_per_s", "%.0f", (double)st->events / wall);
+  tool_json_kv_numf(&j, "packet_hops_per_s", "%.0f", (double)st->hops / wall);
+  tool_json_kv_numf(&j, "sim_to_wall", "%.6f", sim_s / wall);
+  tool_json_kv_numf(&j, "peak_rss_mb", "%.1f", tool_peak_rss_mb());
+  tool_json_kv_numf(&j, "setup_s", "%.4f", setup);
+  tool_json_kv_numf(&j, "delivered_fraction", "%.4f", util);
+  tool_json_kv_u64(&j, "drops", st->drops[NETSIM_DROP_QUEUE]);
+  tool_json_key(&j, "trace_hash");
+  tool_json_strf(&j, "%016" PRIx64, trace);
+  tool_json_obj_end(&j);
+  if (tool_json_finish(&j) != 0) {
+    tool_die("cannot write the JSON output");
+  }
 }
 
 static int run_one(const bench_opts *o, uint32_t k, double ms) {
@@ -71,35 +122,27 @@ static int run_one(const bench_opts *o, uint32_t k, double ms) {
   fl.window = o->window;
   fl.retry = 20 * NETSIM_US;
 
-  t0 = wall_now();
+  t0 = tool_now_s();
   if ((rv = netsim_sim_new(&sim, &set, NULL)) != 0 ||
       (rv = netsim_topo_fattree(sim, &ft, &info)) != 0 ||
       (rv = netsim_traffic_new(&tr, sim, hosts)) != 0 ||
       (rv = netsim_traffic_permutation(tr, &fl, 0)) != 0) {
-    fprintf(stderr, "netsim-bench: setup failed: %s\n", netsim_strerror(rv));
+    fprintf(stderr, "%s: setup failed: %s\n", tool_name(), netsim_strerror(rv));
     netsim_traffic_del(tr);
     netsim_sim_del(sim);
     return 1;
   }
-  t1 = wall_now();
+  t1 = tool_now_s();
   netsim_sim_run_until(sim, until);
-  t2 = wall_now();
+  t2 = tool_now_s();
   wall = t2 - t1;
   netsim_sim_get_stats(sim, &st);
   util = (double)st.delivered_bytes * 8.0 /
          ((double)hosts * 100e9 * ((double)until / (double)NETSIM_S));
 
   if (o->json) {
-    printf("{\"k\": %u, \"hosts\": %u, \"ms\": %g, \"events\": %" PRIu64
-           ", \"packet_hops\": %" PRIu64 ", \"wall_s\": %.4f"
-           ", \"events_per_s\": %.0f, \"packet_hops_per_s\": %.0f"
-           ", \"sim_to_wall\": %.6f, \"peak_rss_mb\": %.1f"
-           ", \"setup_s\": %.4f, \"delivered_fraction\": %.4f"
-           ", \"drops\": %" PRIu64 ", \"trace_hash\": \"%016" PRIx64 "\"}\n",
-           k, hosts, ms, st.events, st.hops, wall, (double)st.events / wall,
-           (double)st.hops / wall, ((double)until / (double)NETSIM_S) / wall,
-           peak_rss_mb(), t1 - t0, util, st.drops[NETSIM_DROP_QUEUE],
-           netsim_sim_trace_hash(sim));
+    print_json(k, hosts, ms, &st, wall, t1 - t0, util,
+               (double)until / (double)NETSIM_S, netsim_sim_trace_hash(sim));
   } else {
     printf("k=%u fat tree: %u hosts, %u switches, %u links; 100 Gb/s, "
            "%" PRIu64 " B queues, %" PRIu64 " ns links\n",
@@ -117,7 +160,7 @@ static int run_one(const bench_opts *o, uint32_t k, double ms) {
     printf("  sim/wall      %.5f  (1 s simulated takes %.1f s)\n",
            ((double)until / (double)NETSIM_S) / wall,
            wall / ((double)until / (double)NETSIM_S));
-    printf("  peak RSS      %.1f MB\n", peak_rss_mb());
+    printf("  peak RSS      %.1f MB\n", tool_peak_rss_mb());
     printf("  delivered     %.1f%% of host capacity; %" PRIu64
            " queue drops; trace %016" PRIx64 "\n",
            util * 100.0, st.drops[NETSIM_DROP_QUEUE],
@@ -128,57 +171,72 @@ static int run_one(const bench_opts *o, uint32_t k, double ms) {
   return 0;
 }
 
-static void usage(void) {
-  fprintf(stderr,
-          "usage: netsim-bench [--k K --ms MS] [--mtu BYTES] [--window PKTS]\n"
-          "                    [--queue BYTES] [--delay-ns NS] [--seed N] "
-          "[--json]\n");
-}
-
 int main(int argc, char **argv) {
+  enum {
+    O_K = 256,
+    O_MS,
+    O_MTU,
+    O_WINDOW,
+    O_QUEUE,
+    O_DELAY_NS,
+    O_SEED,
+    O_JSON
+  };
+  static const struct option opts[] = {
+      {"k", required_argument, 0, O_K},
+      {"ms", required_argument, 0, O_MS},
+      {"mtu", required_argument, 0, O_MTU},
+      {"window", required_argument, 0, O_WINDOW},
+      {"queue", required_argument, 0, O_QUEUE},
+      {"delay-ns", required_argument, 0, O_DELAY_NS},
+      {"seed", required_argument, 0, O_SEED},
+      {"json", no_argument, 0, O_JSON},
+      TOOL_OPT_STD,
+      {0, 0, 0, 0}};
   bench_opts o;
-  int i, rv = 0;
+  int c, rv = 0;
 
+  tool_init(&bench_info);
   memset(&o, 0, sizeof(o));
   o.mtu = 4096;
   o.window = 32;
   o.queue = 200000;
   o.delay_ns = 1000;
   o.seed = 1;
-  for (i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--json") == 0) {
+  while ((c = tool_getopt(argc, argv, "", opts)) != -1) {
+    switch (c) {
+    case O_K:
+      o.k = (uint32_t)tool_arg_u64("--k", optarg, 2, 64);
+      if (o.k % 2) {
+        tool_usage_error("bad value for --k: '%s' (expected an even number)",
+                         optarg);
+      }
+      break;
+    case O_MS:
+      o.ms = tool_arg_duration("--ms", optarg, TOOL_MS, 1e-6, 1e6);
+      break;
+    case O_MTU:
+      o.mtu = (uint32_t)tool_arg_size("--mtu", optarg, 1, 65536);
+      break;
+    case O_WINDOW:
+      o.window = (uint32_t)tool_arg_u64("--window", optarg, 1, 4096);
+      break;
+    case O_QUEUE:
+      o.queue = tool_arg_size("--queue", optarg, 0, UINT64_MAX);
+      break;
+    case O_DELAY_NS:
+      o.delay_ns = tool_arg_u64("--delay-ns", optarg, 0, 1000000000000ull);
+      break;
+    case O_SEED:
+      o.seed = tool_arg_size("--seed", optarg, 0, UINT64_MAX);
+      break;
+    case O_JSON:
       o.json = 1;
-      continue;
+      break;
     }
-    if (v == NULL) {
-      usage();
-      return 2;
-    }
-    if (strcmp(a, "--k") == 0) {
-      o.k = (uint32_t)strtoul(v, NULL, 0);
-    } else if (strcmp(a, "--ms") == 0) {
-      o.ms = strtod(v, NULL);
-    } else if (strcmp(a, "--mtu") == 0) {
-      o.mtu = (uint32_t)strtoul(v, NULL, 0);
-    } else if (strcmp(a, "--window") == 0) {
-      o.window = (uint32_t)strtoul(v, NULL, 0);
-    } else if (strcmp(a, "--queue") == 0) {
-      o.queue = strtoull(v, NULL, 0);
-    } else if (strcmp(a, "--delay-ns") == 0) {
-      o.delay_ns = strtoull(v, NULL, 0);
-    } else if (strcmp(a, "--seed") == 0) {
-      o.seed = strtoull(v, NULL, 0);
-    } else {
-      usage();
-      return 2;
-    }
-    ++i;
   }
-  if (o.mtu == 0 || o.window == 0 || (o.k && (o.k % 2 || o.k < 2))) {
-    usage();
-    return 2;
+  if (optind < argc) {
+    tool_usage_error("unexpected argument '%s'", argv[optind]);
   }
   if (o.k) {
     return run_one(&o, o.k, o.ms > 0 ? o.ms : 1.0);

@@ -7,13 +7,12 @@
  * --corrupt or --dup-delay it also reports what the wire corrupted and
  * duplicated and what the engines dropped, by reason.
  *
- * Same flags and seed, same output, byte for byte.
+ * Same flags and seed, same output, byte for byte.  Ctrl-C stops the run
+ * and prints what it measured so far (exit status 130).
  */
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +21,15 @@
 
 #include "srd_loop.h"
 #include "srd_pcap.h"
+#include "tool_hist.h"
+#include "tool_json.h"
+#include "tool_opt.h"
+#include "tool_parse.h"
+#include "tool_srd.h"
 
-static const char *prog = "srd-loopback";
-
-static void usage(FILE *f) {
-  fprintf(
-      f,
-      "usage: %s [options]\n"
-      "\n"
+static void help(FILE *f) {
+  fputs(
+      "Usage: srd-loopback [OPTION]...\n"
       "Send messages between two SRD endpoints over an impaired in-memory wire "
       "in\n"
       "virtual time, and check that every one arrives intact exactly once.\n"
@@ -90,88 +90,27 @@ static void usage(FILE *f) {
       "                       decodes it\n"
       "  --pcap-at WHERE      send: as sent, before the wire's impairments;\n"
       "                       recv: as received, after them [send]\n"
-      "  --pcap-snaplen N     bytes kept of each frame, 0 for all [1024]\n"
-      "  --help, --version\n"
+      "  --pcap-snaplen N     bytes kept of each frame, 0 for all "
+      "[1024]\n" TOOL_OPT_HELP_TEXT "\n"
+      "Times (US, MS) take a unit suffix, ns, us, ms or s (--delay 1ms), and\n"
+      "--rate one of K, M, G or T (bits per second); a bare number is in the\n"
+      "unit shown.  Sizes and counts take K, M and G (binary).\n"
+      "\n"
+      "Ctrl-C (SIGINT) stops the run and prints what was measured so far,\n"
+      "marked interrupted.\n"
       "\n"
       "Exit status: 0 when every message completed and arrived intact once,\n"
-      "1 when a send failed or a check did not hold, 2 for bad usage.\n",
-      prog);
+      "1 when a send failed or a check did not hold, 2 for bad usage, 130\n"
+      "when interrupted.\n",
+      f);
 }
 
-static void die_usage(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2), noreturn));
-
-static void die_usage(const char *fmt, ...) {
-  va_list ap;
-
-  fprintf(stderr, "%s: ", prog);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, "\nTry '%s --help'.\n", prog);
-  exit(2);
+static void version_extra(FILE *f) {
+  fprintf(f, "libsrd %s, wire protocol %d\n", SRD_VERSION_STR,
+          SRD_PROTO_VERSION);
 }
 
-/* parse_u64 reads a non-negative integer with an optional K, M or G
-   (binary) suffix. */
-static uint64_t parse_size(const char *opt, const char *s, uint64_t max) {
-  char *end;
-  unsigned long long v;
-  uint64_t mult = 1;
-
-  errno = 0;
-  if (*s == '-' || *s == '\0') {
-    die_usage("bad value for %s: expected a non-negative number", opt);
-  }
-  v = strtoull(s, &end, 10);
-  if (errno != 0 || end == s) {
-    die_usage("bad value for %s: expected a non-negative number", opt);
-  }
-  if (*end == 'K' || *end == 'k') {
-    mult = 1024;
-    ++end;
-  } else if (*end == 'M' || *end == 'm') {
-    mult = 1024 * 1024;
-    ++end;
-  } else if (*end == 'G' || *end == 'g') {
-    mult = 1024ULL * 1024 * 1024;
-    ++end;
-  }
-  if (*end != '\0' || v > max / mult) {
-    die_usage("bad value for %s: out of range", opt);
-  }
-  return (uint64_t)v * mult;
-}
-
-static double parse_double(const char *opt, const char *s, double lo,
-                           double hi) {
-  char *end;
-  double v;
-
-  errno = 0;
-  v = strtod(s, &end);
-  if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi)) {
-    die_usage("bad value for %s: expected a number in [%g, %g]", opt, lo, hi);
-  }
-  return v;
-}
-
-/* parse_list reads comma-separated path indices below |n| into |set|. */
-static void parse_list(const char *opt, const char *s, int *set, uint32_t n) {
-  char buf[1024], *tok, *save = NULL;
-
-  if (strlen(s) >= sizeof(buf)) {
-    die_usage("bad value for %s: list too long", opt);
-  }
-  strcpy(buf, s);
-  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    uint64_t v = parse_size(opt, tok, UINT32_MAX);
-    if (v >= n) {
-      die_usage("bad value for %s: path index not below --paths", opt);
-    }
-    set[v] = 1;
-  }
-}
+static const tool_info info = {"srd-loopback", help, version_extra};
 
 static srd_duration us_to_ns(double us) {
   return (srd_duration)llround(us * 1e3);
@@ -203,104 +142,135 @@ static void wire_sums(const srd_loop_result *res, uint64_t *corrupted,
   }
 }
 
-/* print_drops_json prints |st|'s drops, every reason the engine has. */
-static void print_drops_json(const srd_ep_stats *st) {
-  int d;
-
-  printf("{");
-  for (d = 0; d < SRD_DROP_REASONS; ++d) {
-    printf("%s\"%s\":%" PRIu64, d ? "," : "",
-           srd_drop_reason_name((srd_drop_reason)d), st->drops[d]);
-  }
-  printf("}");
-}
-
-/* print_json_extra ends the object print_json began with what --corrupt
-   and --dup-delay add: the wire's counts, what became of the corrupted
-   packets, and both engines' drops by reason. */
-static void print_json_extra(const srd_loop_result *res) {
+/* json_extra writes what --corrupt and --dup-delay add: the wire's
+   counts, what became of the corrupted packets, and both engines' drops
+   by reason. */
+static void json_extra(tool_json *j, const srd_loop_result *res) {
   uint64_t corrupted, duplicated, dup_delayed;
 
   wire_sums(res, &corrupted, &duplicated, &dup_delayed);
-  printf(",\"impairments\":{\"corrupted\":%" PRIu64 ",\"duplicated\":%" PRIu64
-         ",\"dup_delayed\":%" PRIu64 "}",
-         corrupted, duplicated, dup_delayed);
-  printf(",\"corruption\":{\"on_wire\":%" PRIu64 ",\"dropped_corrupt\":%" PRIu64
-         ",\"dropped_other\":%" PRIu64 ",\"accepted\":%" PRIu64
-         ",\"delivered_corrupted\":%" PRIu64 "}",
-         corrupted, res->corrupt_dropped, res->corrupt_dropped_other,
-         res->corrupt_accepted, res->corrupted);
-  printf(",\"drops\":{\"a\":");
-  print_drops_json(&res->a);
-  printf(",\"b\":");
-  print_drops_json(&res->b);
-  printf("}");
+  tool_json_key(j, "impairments");
+  tool_json_obj_begin(j);
+  tool_json_kv_u64(j, "corrupted", corrupted);
+  tool_json_kv_u64(j, "duplicated", duplicated);
+  tool_json_kv_u64(j, "dup_delayed", dup_delayed);
+  tool_json_obj_end(j);
+  tool_json_key(j, "corruption");
+  tool_json_obj_begin(j);
+  tool_json_kv_u64(j, "on_wire", corrupted);
+  tool_json_kv_u64(j, "dropped_corrupt", res->corrupt_dropped);
+  tool_json_kv_u64(j, "dropped_other", res->corrupt_dropped_other);
+  tool_json_kv_u64(j, "accepted", res->corrupt_accepted);
+  tool_json_kv_u64(j, "delivered_corrupted", res->corrupted);
+  tool_json_obj_end(j);
+  tool_json_key(j, "drops");
+  tool_json_obj_begin(j);
+  tool_json_key(j, "a");
+  tool_json_drops(j, res->a.drops, SRD_DROP_REASONS);
+  tool_json_key(j, "b");
+  tool_json_drops(j, res->b.drops, SRD_DROP_REASONS);
+  tool_json_obj_end(j);
+}
+
+/* json_pkts_out writes the packets |st|'s endpoint wrote, by kind. */
+static void json_pkts_out(tool_json *j, const char *key,
+                          const srd_ep_stats *st) {
+  tool_json_key(j, key);
+  tool_json_obj_begin(j);
+  tool_json_kv_u64(j, "data", st->data_pkts_out);
+  tool_json_kv_u64(j, "ack", st->ack_pkts_out);
+  tool_json_kv_u64(j, "ctrl", st->ctrl_pkts_out);
+  tool_json_obj_end(j);
+}
+
+/* print_json prints the run as one compact JSON object.  The keys of
+   --corrupt and --dup-delay (|extra|) and "interrupted" appear only when
+   they apply, so that other runs print what they always printed. */
+/* lat_us is percentile |p| of the run's message latencies in
+   microseconds (the nearest rank, tools/lib/tool_hist.h); 0 if nothing was
+   delivered. */
+static double lat_us(const srd_loop_cfg *cfg, const srd_loop_result *res,
+                     double p) {
+  return res->n_lat ? (double)tool_pct_u64(cfg->lat_ns, res->n_lat, p) / 1e3
+                    : 0;
 }
 
 static void print_json(const srd_loop_cfg *cfg, const srd_loop_result *res,
                        int extra) {
   uint64_t total = 0, delivered = 0;
   uint32_t i;
-  int first = 1;
+  tool_json j;
 
   for (i = 0; i < res->n_paths; ++i) {
     total += res->path_pkts[i];
-  }
-  printf("{\"seed\":%" PRIu64 ",\"paths\":%u,\"messages\":%u,\"size\":%u,",
-         cfg->seed, cfg->n_paths, cfg->messages, cfg->size);
-  printf("\"sent\":%" PRIu64 ",\"completed_ok\":%" PRIu64
-         ",\"completed_err\":%" PRIu64 ",",
-         res->sent, res->completed_ok, res->completed_err);
-  printf("\"errors\":{");
-  for (i = 0; i < 32; ++i) {
-    if (res->errors_by_code[i]) {
-      printf("%s\"%s\":%" PRIu64, first ? "" : ",", err_name((int)i),
-             res->errors_by_code[i]);
-      first = 0;
-    }
-  }
-  printf("},");
-  printf("\"delivered\":%" PRIu64 ",\"duplicates_delivered\":%" PRIu64
-         ",\"corrupted\":%" PRIu64 ",\"double_completions\":%" PRIu64
-         ",\"recv_errors\":%" PRIu64 ",\"out_of_order\":%" PRIu64 ",",
-         res->delivered, res->duplicates_delivered, res->corrupted,
-         res->double_completions, res->recv_errors, res->out_of_order);
-  printf("\"retransmits\":%" PRIu64 ",\"losses_rack\":%" PRIu64
-         ",\"losses_rto\":%" PRIu64 ",\"spurious_losses\":%" PRIu64
-         ",\"rto_fired\":%" PRIu64 ",\"rnr_sent\":%" PRIu64 ",",
-         res->retransmits, res->a.losses_rack, res->a.losses_rto,
-         res->a.spurious_losses, res->a.rto_fired, res->b.rnr_sent);
-  printf("\"goodput_gbps\":%.3f,\"virtual_time_us\":%.3f,", res->goodput_gbps,
-         (double)(res->end - res->start) / 1e3);
-  printf("\"msg_latency_us\":{\"p50\":%.3f,\"p99\":%.3f,\"p999\":%.3f,"
-         "\"max\":%.3f},",
-         res->lat_p50_us, res->lat_p99_us, res->lat_p999_us, res->lat_max_us);
-  printf("\"srtt_us\":%.3f,\"min_rtt_us\":%.3f,\"cwnd\":%" PRIu64 ",",
-         (double)res->a_peer.srtt / 1e3, (double)res->a_peer.min_rtt / 1e3,
-         res->a_peer.cwnd);
-  /* Packets each endpoint wrote, by kind, and what the wire delivered
-     (a capture at --pcap-at recv holds exactly the delivered ones). */
-  for (i = 0; i < 2; ++i) {
-    const srd_ep_stats *st = i == 0 ? &res->a : &res->b;
-    printf("\"%s_pkts_out\":{\"data\":%" PRIu64 ",\"ack\":%" PRIu64
-           ",\"ctrl\":%" PRIu64 "},",
-           i == 0 ? "a" : "b", st->data_pkts_out, st->ack_pkts_out,
-           st->ctrl_pkts_out);
-  }
-  for (i = 0; i < res->n_paths; ++i) {
     delivered += res->ab[i].delivered + res->ba[i].delivered;
   }
-  printf("\"wire_delivered\":%" PRIu64 ",", delivered);
-  printf("\"path_share\":[");
+  tool_json_init(&j, stdout, TOOL_JSON_COMPACT);
+  tool_json_obj_begin(&j);
+  tool_json_kv_u64(&j, "seed", cfg->seed);
+  tool_json_kv_u64(&j, "paths", cfg->n_paths);
+  tool_json_kv_u64(&j, "messages", cfg->messages);
+  tool_json_kv_u64(&j, "size", cfg->size);
+  tool_json_kv_u64(&j, "sent", res->sent);
+  tool_json_kv_u64(&j, "completed_ok", res->completed_ok);
+  tool_json_kv_u64(&j, "completed_err", res->completed_err);
+  tool_json_key(&j, "errors");
+  tool_json_obj_begin(&j);
+  for (i = 0; i < 32; ++i) {
+    if (res->errors_by_code[i]) {
+      tool_json_kv_u64(&j, err_name((int)i), res->errors_by_code[i]);
+    }
+  }
+  tool_json_obj_end(&j);
+  tool_json_kv_u64(&j, "delivered", res->delivered);
+  tool_json_kv_u64(&j, "duplicates_delivered", res->duplicates_delivered);
+  tool_json_kv_u64(&j, "corrupted", res->corrupted);
+  tool_json_kv_u64(&j, "double_completions", res->double_completions);
+  tool_json_kv_u64(&j, "recv_errors", res->recv_errors);
+  tool_json_kv_u64(&j, "out_of_order", res->out_of_order);
+  tool_json_kv_u64(&j, "retransmits", res->retransmits);
+  tool_json_kv_u64(&j, "losses_rack", res->a.losses_rack);
+  tool_json_kv_u64(&j, "losses_rto", res->a.losses_rto);
+  tool_json_kv_u64(&j, "spurious_losses", res->a.spurious_losses);
+  tool_json_kv_u64(&j, "rto_fired", res->a.rto_fired);
+  tool_json_kv_u64(&j, "rnr_sent", res->b.rnr_sent);
+  tool_json_kv_numf(&j, "goodput_gbps", "%.3f", res->goodput_gbps);
+  tool_json_kv_numf(&j, "virtual_time_us", "%.3f",
+                    (double)(res->end - res->start) / 1e3);
+  tool_json_key(&j, "msg_latency_us");
+  tool_json_obj_begin(&j);
+  tool_json_kv_numf(&j, "p50", "%.3f", lat_us(cfg, res, 0.50));
+  tool_json_kv_numf(&j, "p99", "%.3f", lat_us(cfg, res, 0.99));
+  tool_json_kv_numf(&j, "p999", "%.3f", lat_us(cfg, res, 0.999));
+  tool_json_kv_numf(&j, "max", "%.3f", lat_us(cfg, res, 1.0));
+  tool_json_obj_end(&j);
+  tool_json_kv_numf(&j, "srtt_us", "%.3f", (double)res->a_peer.srtt / 1e3);
+  tool_json_kv_numf(&j, "min_rtt_us", "%.3f",
+                    (double)res->a_peer.min_rtt / 1e3);
+  tool_json_kv_u64(&j, "cwnd", res->a_peer.cwnd);
+  /* Packets each endpoint wrote, by kind, and what the wire delivered
+     (a capture at --pcap-at recv holds exactly the delivered ones). */
+  json_pkts_out(&j, "a_pkts_out", &res->a);
+  json_pkts_out(&j, "b_pkts_out", &res->b);
+  tool_json_kv_u64(&j, "wire_delivered", delivered);
+  tool_json_key(&j, "path_share");
+  tool_json_arr_begin(&j);
   for (i = 0; i < res->n_paths; ++i) {
-    printf("%s%.4f", i ? "," : "",
-           total ? (double)res->path_pkts[i] / (double)total : 0.0);
+    tool_json_numf(&j, "%.4f",
+                   total ? (double)res->path_pkts[i] / (double)total : 0.0);
   }
-  printf("],\"finished\":%s", res->finished ? "true" : "false");
+  tool_json_arr_end(&j);
+  tool_json_kv_bool(&j, "finished", res->finished);
   if (extra) {
-    print_json_extra(res);
+    json_extra(&j, res);
   }
-  printf("}\n");
+  if (res->interrupted) {
+    tool_json_kv_bool(&j, "interrupted", 1);
+  }
+  tool_json_obj_end(&j);
+  if (tool_json_finish(&j) != 0) {
+    tool_die("cannot write the JSON output");
+  }
 }
 
 /* print_drops prints |st|'s nonzero drops, by reason, as "name n, ...". */
@@ -342,7 +312,9 @@ static void print_summary(const srd_loop_cfg *cfg, const srd_loop_result *res,
   }
   printf("  completed     %" PRIu64 " ok, %" PRIu64 " error%s\n",
          res->completed_ok, res->completed_err,
-         res->finished ? "" : " (run did not finish)");
+         res->finished      ? ""
+         : res->interrupted ? " (interrupted)"
+                            : " (run did not finish)");
   for (i = 0; i < 32; ++i) {
     if (res->errors_by_code[i]) {
       printf("                %" PRIu64 " x %s\n", res->errors_by_code[i],
@@ -357,7 +329,8 @@ static void print_summary(const srd_loop_cfg *cfg, const srd_loop_result *res,
          res->goodput_gbps, (double)(res->end - res->start) / 1e3);
   printf("  latency       p50 %.1f  p99 %.1f  p99.9 %.1f  max %.1f us "
          "(post to delivery)\n",
-         res->lat_p50_us, res->lat_p99_us, res->lat_p999_us, res->lat_max_us);
+         lat_us(cfg, res, 0.50), lat_us(cfg, res, 0.99),
+         lat_us(cfg, res, 0.999), lat_us(cfg, res, 1.0));
   printf("  rtt           srtt %.1f us, base %.1f us, cwnd %" PRIu64 " B\n",
          (double)res->a_peer.srtt / 1e3, (double)res->a_peer.min_rtt / 1e3,
          res->a_peer.cwnd);
@@ -435,10 +408,17 @@ enum {
   OPT_LOG,
   OPT_PCAP,
   OPT_PCAP_AT,
-  OPT_PCAP_SNAPLEN,
-  OPT_HELP,
-  OPT_VERSION
+  OPT_PCAP_SNAPLEN
 };
+
+/* interrupted is set by the first SIGINT; srd_loop_run reads it at every
+   step. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
 
 /* pcap_tap writes one packet of the wire: A is 198.18.0.1, B 198.18.0.2
    (the benchmarking range of RFC 2544). */
@@ -487,21 +467,21 @@ int main(int argc, char **argv) {
       {"pcap", required_argument, 0, OPT_PCAP},
       {"pcap-at", required_argument, 0, OPT_PCAP_AT},
       {"pcap-snaplen", required_argument, 0, OPT_PCAP_SNAPLEN},
-      {"help", no_argument, 0, OPT_HELP},
-      {"version", no_argument, 0, OPT_VERSION},
+      TOOL_OPT_STD,
       {0, 0, 0, 0}};
   srd_loop_cfg cfg;
   srd_loop_result res;
+  int status = 0;
   double delays[SRD_LOOP_MAX_PATHS],
       jitter = 0, loss = 0, dup = 0, reorder = 0, reorder_delay = -1,
       rate = 100, blackhole_at = 0, dead_at = -1, corrupt = 0, dup_delay = 0;
-  uint64_t queue = 256 * 1024;
-  int n_delays = 0, loss_paths[SRD_LOOP_MAX_PATHS] = {0}, any_loss_path = 0;
-  int blackhole[SRD_LOOP_MAX_PATHS] = {0}, json = 0, c, rv;
+  uint64_t queue = 256 * 1024, loss_paths = ~0ull, blackhole = 0;
+  int n_delays = 0, json = 0, c, rv;
   /* extra: --corrupt or --dup-delay was given, and the output says what
      they did (without them it is what it always was, byte for byte). */
   int extra = 0;
   const char *loss_paths_arg = NULL, *blackhole_arg = NULL, *delay_arg = NULL;
+  struct sigaction sa;
   const char *pcap_path = NULL;
   uint32_t pcap_snaplen = 1024;
   srd_pcap *pcap = NULL;
@@ -510,84 +490,89 @@ int main(int argc, char **argv) {
   const char *const *names;
   uint32_t i;
 
+  /* Ctrl-C ends the run where it is and prints what it measured, as
+     srd-perf does; a second one ends the program at once.  Caught from
+     the start, so that a Ctrl-C while the run is being set up (2 million
+     messages take a while) is one too, not the default's silent end. */
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_sigint;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  tool_init(&info);
   srd_loop_cfg_default(&cfg);
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+  while ((c = tool_getopt(argc, argv, "", opts)) != -1) {
     switch (c) {
     case OPT_PATHS:
-      cfg.n_paths = (uint32_t)parse_size("--paths", optarg, SRD_MAX_PATHS);
-      if (cfg.n_paths < 1) {
-        die_usage("bad value for %s: expected 1..64", "--paths");
-      }
+      cfg.n_paths =
+          (uint32_t)tool_arg_size("--paths", optarg, 1, SRD_MAX_PATHS);
       break;
     case OPT_DELAY:
       delay_arg = optarg;
       break;
     case OPT_JITTER:
-      jitter = parse_double("--jitter", optarg, 0, 1e7);
+      jitter = tool_arg_duration("--jitter", optarg, TOOL_US, 0, 1e7);
       break;
     case OPT_RATE:
-      rate = parse_double("--rate", optarg, 0, 1e5);
+      rate = tool_arg_rate("--rate", optarg, TOOL_GBPS, 0, 1e5);
       break;
     case OPT_QUEUE:
-      queue = parse_size("--queue", optarg, 1ULL << 34);
+      queue = tool_arg_size("--queue", optarg, 0, 1ULL << 34);
       break;
     case OPT_LOSS:
-      loss = parse_double("--loss", optarg, 0, 100);
+      loss = tool_arg_double("--loss", optarg, 0, 100);
       break;
     case OPT_LOSS_PATHS:
       loss_paths_arg = optarg;
       break;
     case OPT_DUP:
-      dup = parse_double("--dup", optarg, 0, 100);
+      dup = tool_arg_double("--dup", optarg, 0, 100);
       break;
     case OPT_DUP_DELAY:
-      dup_delay = parse_double("--dup-delay", optarg, 0, 1e7);
+      dup_delay = tool_arg_duration("--dup-delay", optarg, TOOL_US, 0, 1e7);
       extra = 1;
       break;
     case OPT_CORRUPT:
-      corrupt = parse_double("--corrupt", optarg, 0, 100);
+      corrupt = tool_arg_double("--corrupt", optarg, 0, 100);
       extra = 1;
       break;
     case OPT_REORDER:
-      reorder = parse_double("--reorder", optarg, 0, 100);
+      reorder = tool_arg_double("--reorder", optarg, 0, 100);
       break;
     case OPT_REORDER_DELAY:
-      reorder_delay = parse_double("--reorder-delay", optarg, 0, 1e7);
+      reorder_delay =
+          tool_arg_duration("--reorder-delay", optarg, TOOL_US, 0, 1e7);
       break;
     case OPT_BLACKHOLE:
       blackhole_arg = optarg;
       break;
     case OPT_BLACKHOLE_AT:
-      blackhole_at = parse_double("--blackhole-at", optarg, 0, 1e12);
+      blackhole_at =
+          tool_arg_duration("--blackhole-at", optarg, TOOL_US, 0, 1e12);
       break;
     case OPT_DEAD_AT:
-      dead_at = parse_double("--dead-at", optarg, 0.001, 1e12);
+      dead_at = tool_arg_duration("--dead-at", optarg, TOOL_US, 0.001, 1e12);
       break;
     case OPT_MESSAGES:
-      cfg.messages = (uint32_t)parse_size("--messages", optarg, 100000000);
+      cfg.messages =
+          (uint32_t)tool_arg_size("--messages", optarg, 0, 100000000);
       break;
     case OPT_SIZE:
-      cfg.size = (uint32_t)parse_size("--size", optarg, 1u << 30);
+      cfg.size = (uint32_t)tool_arg_size("--size", optarg, 0, 1u << 30);
       break;
     case OPT_RANDOM_SIZES:
       cfg.random_sizes = 1;
       break;
     case OPT_INFLIGHT:
-      cfg.inflight = (uint32_t)parse_size("--inflight", optarg, 1u << 20);
-      if (cfg.inflight < 1) {
-        die_usage("bad value for %s: expected at least 1", "--inflight");
-      }
+      cfg.inflight = (uint32_t)tool_arg_size("--inflight", optarg, 1, 1u << 20);
       break;
     case OPT_WINDOW:
-      cfg.recv_window = (uint32_t)parse_size("--window", optarg, 1u << 20);
-      if (cfg.recv_window < 1) {
-        die_usage("bad value for %s: expected at least 1", "--window");
-      }
+      cfg.recv_window =
+          (uint32_t)tool_arg_size("--window", optarg, 1, 1u << 20);
       break;
     case OPT_UNEXP:
       cfg.settings.unexp_msgs =
-          (uint32_t)parse_size("--unexp", optarg, 1u << 20);
+          (uint32_t)tool_arg_size("--unexp", optarg, 0, 1u << 20);
       break;
     case OPT_ORDERED:
       cfg.ordered = 1;
@@ -599,49 +584,43 @@ int main(int argc, char **argv) {
         }
       }
       if (*names == NULL) {
-        die_usage("unknown congestion control '%s' (try swift or fixed)",
-                  optarg);
+        tool_usage_error("unknown congestion control '%s' (try swift or fixed)",
+                         optarg);
       }
       cfg.settings.cc = *names;
       break;
     case OPT_CC_WINDOW:
       cfg.settings.cc_fixed_window =
-          (uint32_t)parse_size("--cc-window", optarg, UINT32_MAX);
-      if (cfg.settings.cc_fixed_window < 1) {
-        die_usage("bad value for %s: expected at least 1", "--cc-window");
-      }
+          (uint32_t)tool_arg_size("--cc-window", optarg, 1, UINT32_MAX);
       break;
     case OPT_TARGET:
-      cfg.settings.cc_target_qdelay =
-          us_to_ns(parse_double("--target-qdelay", optarg, 0.001, 1e7));
+      cfg.settings.cc_target_qdelay = us_to_ns(
+          tool_arg_duration("--target-qdelay", optarg, TOOL_US, 0.001, 1e7));
       break;
     case OPT_NO_STEERING:
       cfg.settings.path_steering = 0;
       break;
     case OPT_MTU:
-      cfg.settings.mtu = (uint32_t)parse_size("--mtu", optarg, 65000);
-      if (cfg.settings.mtu < 256) {
-        die_usage("bad value for %s: expected 256..65000", "--mtu");
-      }
+      cfg.settings.mtu = (uint32_t)tool_arg_size("--mtu", optarg, 256, 65000);
       break;
     case OPT_RTO_MIN:
       cfg.settings.rto_min =
-          us_to_ns(parse_double("--rto-min", optarg, 1, 1e7));
+          us_to_ns(tool_arg_duration("--rto-min", optarg, TOOL_US, 1, 1e7));
       if (cfg.settings.rto_max < cfg.settings.rto_min) {
         cfg.settings.rto_max = cfg.settings.rto_min;
       }
       break;
     case OPT_MAX_RETRIES:
       cfg.settings.max_retries =
-          (uint32_t)parse_size("--max-retries", optarg, 250);
+          (uint32_t)tool_arg_size("--max-retries", optarg, 0, 250);
       break;
     case OPT_TIME_LIMIT:
-      cfg.time_limit =
-          (srd_duration)(parse_double("--time-limit", optarg, 0.001, 1e9) *
-                         1e6);
+      cfg.time_limit = (srd_duration)(tool_arg_duration("--time-limit", optarg,
+                                                        TOOL_MS, 0.001, 1e9) *
+                                      1e6);
       break;
     case OPT_SEED:
-      cfg.seed = parse_size("--seed", optarg, UINT64_MAX);
+      cfg.seed = tool_arg_size("--seed", optarg, 0, UINT64_MAX);
       break;
     case OPT_JSON:
       json = 1;
@@ -658,29 +637,18 @@ int main(int argc, char **argv) {
       } else if (strcmp(optarg, "recv") == 0) {
         cfg.tap_at = SRD_LOOP_TAP_RECV;
       } else {
-        die_usage("bad value for %s: expected send or recv", "--pcap-at");
+        tool_usage_error("bad value for %s: expected send or recv",
+                         "--pcap-at");
       }
       break;
     case OPT_PCAP_SNAPLEN:
-      pcap_snaplen = (uint32_t)parse_size("--pcap-snaplen", optarg, 65549);
+      pcap_snaplen =
+          (uint32_t)tool_arg_size("--pcap-snaplen", optarg, 0, 65549);
       break;
-    case OPT_HELP:
-      usage(stdout);
-      return 0;
-    case OPT_VERSION:
-      printf("%s %s (wire protocol %d)\n", prog, SRD_VERSION_STR,
-             SRD_PROTO_VERSION);
-      return 0;
-    default:
-      if (optopt) {
-        char o[3] = {'-', (char)optopt, 0};
-        die_usage("unknown or incomplete option '%s'", o);
-      }
-      die_usage("unknown or incomplete option '%s'", argv[optind - 1]);
     }
   }
   if (optind < argc) {
-    die_usage("unexpected argument '%s'", argv[optind]);
+    tool_usage_error("unexpected argument '%s'", argv[optind]);
   }
   if (cfg.size > cfg.settings.max_msg_size) {
     cfg.settings.max_msg_size = cfg.size;
@@ -688,31 +656,26 @@ int main(int argc, char **argv) {
 
   /* Per-path delays: one value for all, or one per path. */
   if (delay_arg) {
-    char buf[2048], *tok, *save = NULL;
-    if (strlen(delay_arg) >= sizeof(buf)) {
-      die_usage("bad value for %s: list too long", "--delay");
+    const char *cur = delay_arg;
+    char item[64];
+    while ((rv = tool_list_next(&cur, item, sizeof(item))) > 0 &&
+           n_delays < SRD_LOOP_MAX_PATHS) {
+      delays[n_delays++] = tool_arg_duration("--delay", item, TOOL_US, 0, 1e7);
     }
-    strcpy(buf, delay_arg);
-    for (tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
-      if (n_delays == SRD_LOOP_MAX_PATHS) {
-        die_usage("bad value for %s: more values than paths", "--delay");
-      }
-      delays[n_delays++] = parse_double("--delay", tok, 0, 1e7);
-    }
-    if (n_delays != 1 && (uint32_t)n_delays != cfg.n_paths) {
-      die_usage("bad value for %s: give one delay, or one per path", "--delay");
+    if (rv != 0 || (n_delays != 1 && (uint32_t)n_delays != cfg.n_paths)) {
+      tool_usage_error("bad value for --delay: '%s' (expected one delay, or "
+                       "one per path, comma separated)",
+                       delay_arg);
     }
   } else {
     delays[0] = 10;
     n_delays = 1;
   }
   if (loss_paths_arg) {
-    parse_list("--loss-paths", loss_paths_arg, loss_paths, cfg.n_paths);
-    any_loss_path = 1;
+    loss_paths = tool_arg_mask("--loss-paths", loss_paths_arg, cfg.n_paths);
   }
   if (blackhole_arg) {
-    parse_list("--blackhole", blackhole_arg, blackhole, cfg.n_paths);
+    blackhole = tool_arg_mask("--blackhole", blackhole_arg, cfg.n_paths);
   }
   for (i = 0; i < SRD_LOOP_MAX_PATHS; ++i) {
     srd_loop_link *l[2] = {&cfg.ab[i], &cfg.ba[i]};
@@ -724,14 +687,14 @@ int main(int argc, char **argv) {
       l[k]->jitter = us_to_ns(jitter);
       l[k]->rate_bps = (uint64_t)llround(rate * 1e9);
       l[k]->queue_bytes = rate > 0 ? queue : 0;
-      l[k]->loss = (!any_loss_path || loss_paths[i]) ? loss / 100.0 : 0.0;
+      l[k]->loss = (loss_paths >> i & 1) ? loss / 100.0 : 0.0;
       l[k]->dup = dup / 100.0;
       l[k]->dup_delay = us_to_ns(dup_delay);
       l[k]->corrupt = corrupt / 100.0;
       l[k]->reorder = reorder / 100.0;
       l[k]->reorder_delay =
           us_to_ns(reorder_delay >= 0 ? reorder_delay : 2 * d);
-      l[k]->blackhole = blackhole[i];
+      l[k]->blackhole = (int)(blackhole >> i & 1);
       l[k]->blackhole_from = us_to_ns(blackhole_at);
     }
   }
@@ -741,20 +704,24 @@ int main(int argc, char **argv) {
 
   if (pcap_path) {
     if (srd_pcap_open(&pcap, pcap_path, pcap_snaplen, err, sizeof(err)) != 0) {
-      fprintf(stderr, "%s: cannot write the capture: %s\n", prog, err);
-      return 1;
+      tool_die("cannot write the capture: %s", err);
     }
     cfg.tap = pcap_tap;
     cfg.tap_user = pcap;
   }
+  cfg.stop = &interrupted;
+  cfg.lat_ns = malloc((cfg.messages ? cfg.messages : 1) * sizeof(uint64_t));
+  if (cfg.lat_ns == NULL) {
+    tool_die("out of memory for %u latencies", cfg.messages);
+  }
   rv = srd_loop_run(&cfg, &res);
   pcap_count = pcap ? srd_pcap_count(pcap) : 0;
   if (pcap && srd_pcap_close(pcap, err, sizeof(err)) != 0) {
-    fprintf(stderr, "%s: %s: %s\n", prog, pcap_path, err);
-    return 1;
+    tool_die("%s: %s", pcap_path, err);
   }
   if (rv != 0) {
-    fprintf(stderr, "%s: cannot run: %s\n", prog, srd_strerror(rv));
+    fprintf(stderr, "%s: cannot run: %s\n", tool_name(), srd_strerror(rv));
+    free(cfg.lat_ns);
     return rv == SRD_ERR_INVALID_ARGUMENT ? 2 : 1;
   }
   if (json) {
@@ -766,20 +733,29 @@ int main(int argc, char **argv) {
              pcap_path, cfg.tap_at == SRD_LOOP_TAP_SEND ? "sent" : "received");
     }
   }
-  if (!res.finished) {
+  if (res.interrupted) {
+    fflush(stdout);
+    fprintf(stderr,
+            "%s: interrupted after %" PRIu64
+            " of %u sends completed; the output above holds what was "
+            "measured\n",
+            tool_name(), res.completed_ok + res.completed_err, cfg.messages);
+    status = 130;
+  } else if (!res.finished) {
     fprintf(stderr,
             "%s: the run did not finish: %" PRIu64
             " of %u sends completed within the time limit\n",
-            prog, res.completed_ok + res.completed_err, cfg.messages);
-    return 1;
-  }
-  if (res.completed_err || res.duplicates_delivered || res.corrupted ||
-      res.double_completions || res.unmatched) {
+            tool_name(), res.completed_ok + res.completed_err, cfg.messages);
+    status = 1;
+  } else if (res.completed_err || res.duplicates_delivered || res.corrupted ||
+             res.double_completions || res.unmatched) {
     fprintf(stderr,
             "%s: %" PRIu64 " sends failed, %" PRIu64 " duplicates, %" PRIu64
             " corrupted\n",
-            prog, res.completed_err, res.duplicates_delivered, res.corrupted);
-    return 1;
+            tool_name(), res.completed_err, res.duplicates_delivered,
+            res.corrupted);
+    status = 1;
   }
-  return 0;
+  free(cfg.lat_ns);
+  return status;
 }

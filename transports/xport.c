@@ -6,34 +6,89 @@
 #include "xport.h"
 
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <srd/srd.h>
 
-/* The registry.  The srd backend needs liburing; a build without it
-   defines XPORT_NO_URING and the name is simply missing (the Makefile
-   says so).  "fabric" (libfabric RDM) will go here. */
+#include "config.h"
+#include "cuda/xcuda.h"
+#include "cuda/xport_stage.h"
+
+/* The registry.  The udp backend needs liburing; a build without it
+   leaves the backend out (tools/configure.sh records that in config.h,
+   and the build says so at its end); so does the fabric backend without
+   libfabric. */
 static const xport_ops *const backends[] = {
-#ifndef XPORT_NO_URING
-    &xport_uring_ops,
+#ifdef SRD_HAVE_URING
+    &xport_udp_ops,
 #endif
     &xport_tcp_ops,
+#ifdef SRD_HAVE_FABRIC
+    &xport_fabric_ops,
+#endif
     NULL,
 };
 
 static const char *const backend_names[] = {
-#ifndef XPORT_NO_URING
-    "srd",
+#ifdef SRD_HAVE_URING
+    "udp",
 #endif
     "tcp",
+#ifdef SRD_HAVE_FABRIC
+    "fabric",
+#endif
     NULL,
 };
+
+/* Every backend the project has, built in or not, and why it would be
+   missing from this build. */
+static const struct {
+  const char *name;
+  const char *missing;
+} known_backends[] = {
+#ifdef SRD_HAVE_URING
+    {"udp", NULL},
+#else
+    {"udp", "liburing was not found by pkg-config when this was built "
+            "(make deps installs liburing-dev; make then rebuilds)"},
+#endif
+    {"tcp", NULL},
+#ifdef SRD_HAVE_FABRIC
+    {"fabric", NULL},
+#else
+    {"fabric", "libfabric was not found by pkg-config when this was built "
+               "(make deps installs libfabric-dev; make then rebuilds)"},
+#endif
+};
+
+#ifndef SRD_HAVE_FABRIC
+int xport_fabric_providers(const char *provider, int family, FILE *f) {
+  (void)provider;
+  (void)family;
+  (void)f;
+  return -ENOENT;
+}
+#endif
+
+const char *xport_backend_missing(const char *name) {
+  size_t i;
+
+  for (i = 0; i < sizeof(known_backends) / sizeof(known_backends[0]); ++i) {
+    if (strcmp(known_backends[i].name, name) == 0) {
+      return known_backends[i].missing ? known_backends[i].missing
+                                       : "it is built in";
+    }
+  }
+  return "no backend has that name";
+}
 
 const xport_ops *xport_backend(const char *name) {
   size_t i;
@@ -52,7 +107,7 @@ const char *const *xport_backend_names(void) {
 
 void xport_config_default(xport_config *cfg) {
   memset(cfg, 0, sizeof(*cfg));
-  cfg->backend = "srd";
+  cfg->backend = "udp";
   cfg->family = AF_INET;
   cfg->n_paths = 16;
   cfg->burst = 16;
@@ -64,16 +119,29 @@ void xport_config_default(xport_config *cfg) {
 }
 
 int xport_open(xport **px, const xport_config *cfg) {
-  const xport_ops *ops = xport_backend(cfg->backend ? cfg->backend : "srd");
+  const xport_ops *ops = xport_backend(cfg->backend ? cfg->backend : "udp");
 
   if (ops == NULL) {
     return -ENOENT;
   }
-  if (cfg->mem != XPORT_MEM_HOST) {
-    return -ENOTSUP;
+  if (cfg->mem != XPORT_MEM_HOST && cfg->mem != XPORT_MEM_CUDA) {
+    return -EINVAL;
   }
   if (cfg->family != AF_INET && cfg->family != AF_INET6) {
     return -EINVAL;
+  }
+  if (cfg->mem == XPORT_MEM_CUDA) {
+    /* A backend with memory calls of its own may take device memory
+       itself (fabric: FI_HMEM, GPUDirect RDMA on EFA); it says -ENOTSUP
+       when it cannot, and every other backend stages device memory
+       through pinned host buffers (it sees host memory only). */
+    if (ops->mem_alloc) {
+      int rv = ops->open(px, cfg);
+      if (rv != -ENOTSUP) {
+        return rv;
+      }
+    }
+    return xport_stage_open(px, ops, cfg);
   }
   return ops->open(px, cfg);
 }
@@ -128,7 +196,60 @@ const char *xport_describe(xport *x) {
   return x->ops->describe(x);
 }
 
+int xport_mem_probe(xport_mem mem, int device, char *why, size_t len) {
+  if (mem == XPORT_MEM_HOST) {
+    return 0;
+  }
+  if (mem != XPORT_MEM_CUDA) {
+    snprintf(why, len, "unknown memory type %d", (int)mem);
+    return -EINVAL;
+  }
+  return xcuda_open(device, NULL, NULL, why, len);
+}
+
+void *xport_mem_alloc(xport *x, size_t len) {
+  void *p = NULL;
+
+  if (x->ops->mem_alloc) {
+    return x->ops->mem_alloc(x, len);
+  }
+  if (posix_memalign(&p, 64, len ? len : 1) != 0) {
+    return NULL;
+  }
+  return p;
+}
+
+void xport_mem_free(xport *x, void *p) {
+  if (p == NULL) {
+    return;
+  }
+  if (x->ops->mem_free) {
+    x->ops->mem_free(x, p);
+  } else {
+    free(p);
+  }
+}
+
+int xport_mem_register(xport *x, void *buf, size_t len) {
+  return x->ops->mem_register ? x->ops->mem_register(x, buf, len) : -ENOTSUP;
+}
+
+int xport_mem_unregister(xport *x, void *buf) {
+  return x->ops->mem_unregister ? x->ops->mem_unregister(x, buf) : -ENOTSUP;
+}
+
+int xport_mem_copy(xport *x, void *dst, const void *src, size_t len) {
+  if (x->ops->mem_copy) {
+    return x->ops->mem_copy(x, dst, src, len);
+  }
+  memcpy(dst, src, len);
+  return 0;
+}
+
 const char *xport_strerror(const xport_cqe *cqe) {
+  if (cqe->detail <= XPORT_DETAIL_CUDA) {
+    return xcuda_strerror(XPORT_DETAIL_CUDA - cqe->detail);
+  }
   /* The srd backend keeps the engine's code, whose text is more precise
      than errno's ("peer unresponsive (retry budget exhausted)"). */
   if (cqe->detail <= -200) {
@@ -227,4 +348,17 @@ const char *xport_format_addr(const struct sockaddr *sa, char *buf,
     snprintf(buf, cap, "(family %d)", sa->sa_family);
   }
   return buf;
+}
+
+void xport_logf(const xport_config *cfg, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+
+  if (cfg->log == NULL) {
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  cfg->log(cfg->user_data, msg);
 }

@@ -1,6 +1,6 @@
 /*
  * fuzz_scenario.c: libFuzzer target for the scenario parser
- * (transports/sim/sim_scn.c): libinih with the line-counting reader, the
+ * (netsim/scenario/scn_*.c): libinih with the line-counting reader, the
  * value parsers, the compiler and the sweep points.
  *
  * The input is the text of a scenario file.  It is read, then compiled;

@@ -11,7 +11,7 @@
 
 #include "testutil.h"
 
-#include "netsim.h"
+#include <netsim/netsim.h>
 
 /* NS_OK asserts that a netsim call returned 0, printing the error. */
 #define NS_OK(call)                                                            \

@@ -2,7 +2,8 @@
  * test_evl.c: the event list: order by time, equal-time ties by insertion
  * order (also for events scheduled from callbacks), cancellation and
  * stopping, moving and re-arming timers (also from their own callbacks),
- * pool exhaustion as a clean error, run_until and the clock, sequence
+ * pool exhaustion as a clean error, run_until and the clock, the
+ * interrupt flag checked between events, sequence
  * renumbering, the bucket width following the event rate, and seeded random
  * comparisons against a sorted-list model, with times in the current
  * bucket, across the wheel and beyond it, while the bucket width changes.
@@ -311,6 +312,53 @@ static void test_evl_run_until_clock(void **state) {
   netsim_evl_del(evl);
 }
 
+/* The flag netsim_evl_set_interrupt watches, and a callback that sets it
+   the way a signal handler would (between two events). */
+static volatile sig_atomic_t intr_flag;
+
+static void intr_cb(netsim_evl *evl, netsim_timer *tm, void *ctx,
+                    uint64_t arg) {
+  log_cb(evl, tm, ctx, arg);
+  intr_flag = 1;
+}
+
+static void test_evl_interrupt(void **state) {
+  netsim_evl *evl = mk(8);
+
+  (void)state;
+  intr_flag = 0;
+  netsim_evl_set_interrupt(evl, &intr_flag);
+  NS_OK(netsim_evl_schedule(evl, 10, log_cb, NULL, 1, NULL));
+  NS_OK(netsim_evl_schedule(evl, 20, intr_cb, NULL, 2, NULL));
+  NS_OK(netsim_evl_schedule(evl, 20, log_cb, NULL, 3, NULL));
+  NS_OK(netsim_evl_schedule(evl, 30, log_cb, NULL, 4, NULL));
+  /* Unset, it changes nothing. */
+  assert_int_equal(netsim_evl_run_until(evl, 15), 1);
+  assert_int_equal(netsim_evl_now(evl), 15);
+  /* Set by an event, it stops the run before the next one, even one due
+     at the same time, and leaves the clock at the event that set it. */
+  assert_int_equal(netsim_evl_run_until(evl, 1000), 1);
+  assert_int_equal(netsim_evl_now(evl), 20);
+  assert_int_equal(n_fired, 2);
+  /* While it stays set, nothing fires and the clock stays. */
+  assert_int_equal(netsim_evl_run_until(evl, 1000), 0);
+  assert_int_equal(netsim_evl_now(evl), 20);
+  /* Cleared, the run goes on where it stopped, in order. */
+  intr_flag = 0;
+  assert_int_equal(netsim_evl_run_until(evl, 1000), 2);
+  assert_int_equal(netsim_evl_now(evl), 1000);
+  assert_int_equal(n_fired, 4);
+  assert_int_equal(fired[2], 3);
+  assert_int_equal(fired[3], 4);
+  /* NULL watches nothing. */
+  intr_flag = 1;
+  netsim_evl_set_interrupt(evl, NULL);
+  NS_OK(netsim_evl_schedule(evl, 1010, log_cb, NULL, 5, NULL));
+  assert_int_equal(netsim_evl_run_until(evl, 2000), 1);
+  assert_int_equal(netsim_evl_now(evl), 2000);
+  netsim_evl_del(evl);
+}
+
 static void test_evl_renumber(void **state) {
   netsim_evl *evl = mk(64);
   int i;
@@ -556,6 +604,7 @@ int main(void) {
       cmocka_unit_test(test_evl_move_pending),
       cmocka_unit_test(test_evl_pool_exhaustion),
       cmocka_unit_test(test_evl_run_until_clock),
+      cmocka_unit_test(test_evl_interrupt),
       cmocka_unit_test(test_evl_renumber),
       cmocka_unit_test(test_evl_random_vs_model),
       cmocka_unit_test(test_evl_random_spread_vs_model),

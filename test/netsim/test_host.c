@@ -2,7 +2,7 @@
  * test_host.c: hosts as a transport sees them: send, the receive callback
  * and its ownership of the packet, payloads carried byte for byte, timers
  * on the event list, replying with the received packet, NIC pacing, the
- * tap, and errors.
+ * tap, send jitter, and errors.
  */
 #include "nstest.h"
 
@@ -213,12 +213,90 @@ static void test_host_pacing_tap_errors(void **state) {
   netsim_sim_del(sim);
 }
 
+/* jitter_run sends |n| 1000-byte packets from host 0 (a burst of n / 2 at
+   once, then one every 3 us) with send jitter |j| on host 0's NIC, and
+   records their arrival at host 1 in |rec|.  Returns host 0's
+   tx_free_at just after the burst. */
+static netsim_time jitter_run(uint64_t seed, netsim_time j, uint32_t n,
+                              ns_rec *rec) {
+  netsim_linkcfg c;
+  netsim_sim *sim;
+  netsim_time free_at;
+  uint32_t i;
+
+  netsim_linkcfg_default(&c);
+  sim = ns_line(seed, &c, &c);
+  NS_OK(netsim_host_set_tx_jitter(netsim_sim_host(sim, 0), j));
+  ns_rec_init(rec, n);
+  netsim_host_set_rx(netsim_sim_host(sim, 1), ns_rec_cb, rec);
+  for (i = 0; i < n / 2; ++i) {
+    NS_OK(ns_send(sim, 0, 1, 1, 1000, i));
+  }
+  free_at = netsim_host_tx_free_at(netsim_sim_host(sim, 0));
+  for (; i < n; ++i) {
+    netsim_sim_run_until(sim, (netsim_time)i * 3 * NETSIM_US);
+    NS_OK(ns_send(sim, 0, 1, 1, 1000, i));
+  }
+  netsim_sim_run_until(sim, NETSIM_S);
+  assert_int_equal(rec->n, n);
+  netsim_sim_del(sim);
+  return free_at;
+}
+
+/* Send jitter delays each packet by at most the jitter, never reorders a
+   host's packets, leaves the NIC's pacing as it was, varies with the
+   seed and repeats with it. */
+static void test_host_tx_jitter(void **state) {
+  const netsim_time j = 500 * NETSIM_NS;
+  const uint32_t n = 256;
+  uint64_t seed = tu_seed("test_host_tx_jitter");
+  ns_rec base, a, b, other;
+  netsim_time f0, f1;
+  uint32_t i, moved = 0, diff = 0;
+  netsim_sim *sim;
+
+  (void)state;
+  f0 = jitter_run(seed, 0, n, &base);
+  f1 = jitter_run(seed, j, n, &a);
+  (void)jitter_run(seed, j, n, &b);
+  (void)jitter_run(seed + 1, j, n, &other);
+  /* The NIC serialises as fast as ever: only arrivals move. */
+  assert_int_equal(f0, f1);
+  for (i = 0; i < n; ++i) {
+    assert_int_equal(a.tag[i], i); /* in the order sent */
+    assert_true(a.t[i] >= base.t[i]);
+    assert_true(a.t[i] <= base.t[i] + j);
+    assert_int_equal(a.t[i], b.t[i]); /* the same seed, the same times */
+    moved += a.t[i] != base.t[i];
+    diff += a.t[i] != other.t[i];
+  }
+  /* Uniform in [0, 500 ns]: nearly every spaced packet moves, and
+     another seed moves them differently. */
+  assert_true(moved > n / 4);
+  assert_true(diff > n / 4);
+  ns_rec_fini(&base);
+  ns_rec_fini(&a);
+  ns_rec_fini(&b);
+  ns_rec_fini(&other);
+
+  /* Errors: more than 1 ms; a host without a NIC. */
+  sim = ns_sim(seed);
+  NS_OK(netsim_sim_add_host(sim, NULL));
+  assert_int_equal(netsim_host_set_tx_jitter(netsim_sim_host(sim, 0), 0),
+                   NETSIM_ERR_STATE);
+  assert_int_equal(
+      netsim_host_set_tx_jitter(netsim_sim_host(sim, 0), NETSIM_MS + 1),
+      NETSIM_ERR_INVAL);
+  netsim_sim_del(sim);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_host_send_receive),
       cmocka_unit_test(test_host_timer),
       cmocka_unit_test(test_host_reply_with_same_packet),
       cmocka_unit_test(test_host_pacing_tap_errors),
+      cmocka_unit_test(test_host_tx_jitter),
   };
   return cmocka_run_group_tests_name("netsim_host", tests, NULL, NULL);
 }

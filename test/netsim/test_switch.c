@@ -2,7 +2,8 @@
  * test_switch.c: ECMP: one 5-tuple always takes the same next hop; many
  * source ports spread evenly over the next hops (min/max and chi-square
  * bounds); switches with different seeds choose differently; every field
- * of the 5-tuple enters the hash; next-hop sets; and real packets follow
+ * of the 5-tuple enters the hash; next-hop sets; no route (unknown
+ * destinations, a host cut off by a failed link); and real packets follow
  * the hash.
  */
 #include <math.h>
@@ -186,11 +187,42 @@ static void test_switch_next_hops(void **state) {
   assert_int_equal(netsim_switch_next_hops(leaf, 99, ports, 8), 0);
   /* Unknown destinations have no route. */
   k.dst = NETSIM_ADDR_BASE + 2;
-  assert_int_equal(netsim_switch_route(leaf, &k), -1);
+  assert_int_equal(netsim_switch_route(leaf, &k), NETSIM_ERR_NOENT);
+  k.dst = NETSIM_ADDR_BASE - 1;
+  assert_int_equal(netsim_switch_route(leaf, &k), NETSIM_ERR_NOENT);
   assert_int_equal(netsim_switch_n_ports(leaf), 5);
   assert_int_equal(netsim_switch_index(spine), 2);
   assert_int_equal(netsim_switch_node(spine), 4);
   assert_null(netsim_switch_port_link(leaf, 5));
+  netsim_sim_del(sim);
+}
+
+/* A host that no routed link reaches has no route once routing has
+   reconverged around the failure (NETSIM_ERR_NOENT, an empty next-hop
+   set), and has one again once the link is back. */
+static void test_switch_route_lost_with_link(void **state) {
+  netsim_sim *sim = fabric(1, 1, NULL);
+  netsim_switch *leaf = netsim_sim_switch(sim, 0);
+  netsim_flowkey k = key_of(1), own = key_of(1);
+  uint32_t up, ports[2];
+  netsim_settings s;
+
+  (void)state;
+  netsim_settings_default(&s);
+  own.dst = NETSIM_ADDR_BASE;
+  up = netsim_link_id(netsim_switch_port_link(leaf, 1));
+  assert_int_equal(netsim_switch_route(leaf, &k), 1);
+  NS_OK(netsim_fault_link_down(sim, up, 0));
+  /* Until routing reconverges, the switch still routes onto the cable. */
+  netsim_sim_run_until(sim, s.reconverge / 2);
+  assert_int_equal(netsim_switch_route(leaf, &k), 1);
+  netsim_sim_run_until(sim, 2 * s.reconverge);
+  assert_int_equal(netsim_switch_route(leaf, &k), NETSIM_ERR_NOENT);
+  assert_int_equal(netsim_switch_next_hops(leaf, 1, ports, 2), 0);
+  assert_int_equal(netsim_switch_route(leaf, &own), 0);
+  NS_OK(netsim_fault_link_up(sim, up, 2 * s.reconverge));
+  netsim_sim_run_until(sim, 4 * s.reconverge);
+  assert_int_equal(netsim_switch_route(leaf, &k), 1);
   netsim_sim_del(sim);
 }
 
@@ -236,6 +268,7 @@ int main(void) {
       cmocka_unit_test(test_switch_seeds_differ),
       cmocka_unit_test(test_switch_hash_every_field),
       cmocka_unit_test(test_switch_next_hops),
+      cmocka_unit_test(test_switch_route_lost_with_link),
       cmocka_unit_test(test_switch_packets_follow_hash),
   };
   return cmocka_run_group_tests_name("netsim_switch", tests, NULL, NULL);

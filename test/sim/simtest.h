@@ -13,7 +13,7 @@
 
 #include "testutil.h"
 
-#include "netsim.h"
+#include <netsim/netsim.h>
 #include "netsim_host.h" /* the filter wraps a host's receive callback */
 #include "simx.h"
 
@@ -44,6 +44,21 @@ static inline netsim_sim *st_net(uint64_t seed, uint32_t paths,
   d.host.rate_bps = host_bps;
   d.path.rate_bps = path_bps;
   ST_OK(netsim_topo_dumbbell(sim, &d, NULL));
+  return sim;
+}
+
+/* st_net_unwired makes a simulation of two hosts and nothing else: no
+   host has a NIC. */
+static inline netsim_sim *st_net_unwired(void) {
+  netsim_settings s;
+  netsim_sim *sim = NULL;
+  netsim_host *h;
+
+  netsim_settings_default(&s);
+  ST_OK(netsim_sim_new(&sim, &s, NULL));
+  ST_OK(netsim_sim_add_host(sim, &h));
+  ST_OK(netsim_sim_add_host(sim, &h));
+  assert_null(netsim_host_nic(h));
   return sim;
 }
 

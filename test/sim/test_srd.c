@@ -453,6 +453,41 @@ static void test_srd_bad_settings(void **state) {
   netsim_sim_del(sim);
 }
 
+static void keep_drop(netsim_sim *sim, const netsim_pkt *pkt,
+                      netsim_drop_reason why, netsim_link *link, void *user) {
+  (void)sim, (void)pkt, (void)why, (void)link;
+  ++*(int *)user;
+}
+
+/* A host without a NIC is a topology that was not built: NETSIM_ERR_INVAL
+   and a message, as sim_tcp says for the same.  The failed transport
+   leaves the simulation's drop callback as it found it. */
+static void test_srd_host_without_nic(void **state) {
+  netsim_sim *sim = st_net_unwired();
+  sim_srd_cfg c;
+  simx *x = NULL;
+  st_app a;
+  simx_app app = st_app_init(&a, sim);
+  char err[256] = "";
+  int drops = 0;
+  netsim_drop_cb prev;
+  void *prev_user;
+
+  (void)state;
+  netsim_sim_set_drop_cb(sim, keep_drop, &drops, NULL, NULL);
+  sim_srd_cfg_default(&c);
+  assert_int_equal(sim_srd_new(&x, sim, &c, &app, err, sizeof(err)),
+                   NETSIM_ERR_INVAL);
+  assert_null(x);
+  assert_string_equal(err, "host 0 has no NIC (no link attached)");
+  /* Without a buffer, the same code. */
+  assert_int_equal(sim_srd_new(&x, sim, &c, &app, NULL, 0), NETSIM_ERR_INVAL);
+  netsim_sim_set_drop_cb(sim, NULL, NULL, &prev, &prev_user);
+  assert_true(prev == keep_drop);
+  assert_ptr_equal(prev_user, &drops);
+  netsim_sim_del(sim);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_srd_messages),
@@ -464,6 +499,7 @@ int main(void) {
       cmocka_unit_test(test_srd_dup_late_lost_downstream),
       cmocka_unit_test(test_srd_ordered),
       cmocka_unit_test(test_srd_bad_settings),
+      cmocka_unit_test(test_srd_host_without_nic),
   };
   return cmocka_run_group_tests_name("sim_srd", tests, NULL, NULL);
 }

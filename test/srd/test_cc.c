@@ -3,7 +3,8 @@
  * "fixed" algorithms: slow start, additive increase (also below one
  * packet), the delay-proportional decrease only under connection-wide
  * congestion, once per RTT, the window's bounds, losses, the loss-rate
- * round, and timeouts.
+ * round, and timeouts; the delay target, fixed or derived from the
+ * path (srd_cc_target).
  */
 #include <string.h>
 
@@ -517,6 +518,99 @@ static void test_cc_fixed(void **state) {
   assert_true(st.cwnd == 7);
 }
 
+/* tcfg is the defaults' shape with the target following the path. */
+static srd_cc_target_cfg tcfg(uint32_t pct, uint32_t hops) {
+  srd_cc_target_cfg c;
+
+  c.rtt_pct = pct;
+  c.hops = hops;
+  c.hop_qdelay = 1 * SRD_US;
+  c.min = 2 * SRD_US;
+  c.max = 25 * SRD_US;
+  return c;
+}
+
+static void test_cc_target_fixed(void **state) {
+  srd_cc_target_cfg c = tcfg(0, 0);
+  (void)state;
+
+  /* pct and hops 0: the fixed target whatever the path. */
+  assert_true(srd_cc_target(&c, 1 * SRD_US) == 25 * SRD_US);
+  assert_true(srd_cc_target(&c, 12 * SRD_US) == 25 * SRD_US);
+  assert_true(srd_cc_target(&c, 5 * SRD_MS) == 25 * SRD_US);
+  /* Following the path, but nothing measured yet: the cap. */
+  c = tcfg(50, 0);
+  assert_true(srd_cc_target(&c, UINT64_MAX) == 25 * SRD_US);
+  assert_true(srd_cc_target(&c, 0) == 25 * SRD_US);
+}
+
+static void test_cc_target_follows_rtt(void **state) {
+  srd_cc_target_cfg c = tcfg(50, 0);
+  (void)state;
+
+  /* Half the base RTT: the 2-tier fabric's 12 us gives 6 us (75 KB at
+     100 Gb/s, under a 200 KB port), a 40 us path 20 us. */
+  assert_true(srd_cc_target(&c, 12 * SRD_US) == 6 * SRD_US);
+  assert_true(srd_cc_target(&c, 40 * SRD_US) == 20 * SRD_US);
+  /* Floor and cap. */
+  assert_true(srd_cc_target(&c, 3 * SRD_US) == 2 * SRD_US);
+  assert_true(srd_cc_target(&c, 60 * SRD_US) == 25 * SRD_US);
+  /* Exact in nanoseconds: floor(12345 * 33 / 100). */
+  c = tcfg(33, 0);
+  c.min = 0;
+  assert_true(srd_cc_target(&c, 12345) == 4073);
+  /* No overflow on absurd base RTTs. */
+  c = tcfg(1000, 0);
+  c.max = UINT64_MAX;
+  assert_true(srd_cc_target(&c, UINT64_MAX / 20) ==
+              UINT64_MAX / 20 / 100 * 1000 + UINT64_MAX / 20 % 100 * 10);
+  /* A minimum above the cap: the cap wins. */
+  c = tcfg(50, 0);
+  c.min = 30 * SRD_US;
+  assert_true(srd_cc_target(&c, 12 * SRD_US) == 25 * SRD_US);
+}
+
+static void test_cc_target_hops(void **state) {
+  srd_cc_target_cfg c = tcfg(0, 4);
+  (void)state;
+
+  /* Hops alone: Swift's per-hop term. */
+  assert_true(srd_cc_target(&c, 10 * SRD_US) == 4 * SRD_US);
+  assert_true(srd_cc_target(&c, 90 * SRD_US) == 4 * SRD_US);
+  /* Both terms add. */
+  c = tcfg(50, 3);
+  assert_true(srd_cc_target(&c, 10 * SRD_US) == 8 * SRD_US);
+  /* One hop: the floor. */
+  c = tcfg(0, 1);
+  assert_true(srd_cc_target(&c, 10 * SRD_US) == 2 * SRD_US);
+}
+
+static void test_cc_target_random(void **state) {
+  uint64_t seed = tu_seed("cc_target_random");
+  int i;
+  (void)state;
+
+  /* Within its bounds, and never shorter on a longer path. */
+  for (i = 0; i < 10000; ++i) {
+    srd_cc_target_cfg c = tcfg((uint32_t)(tu_rand(&seed) % 1001),
+                               (uint32_t)(tu_rand(&seed) % 65));
+    srd_duration a = 1 + tu_rand(&seed) % (10 * SRD_MS);
+    srd_duration b = a + tu_rand(&seed) % (10 * SRD_MS);
+    srd_duration ta, tb;
+
+    c.hop_qdelay = tu_rand(&seed) % (10 * SRD_US);
+    c.min = tu_rand(&seed) % (10 * SRD_US);
+    c.max = c.min + tu_rand(&seed) % (1 * SRD_MS);
+    ta = srd_cc_target(&c, a);
+    tb = srd_cc_target(&c, b);
+    assert_true(ta >= c.min && ta <= c.max);
+    assert_true(tb >= ta);
+    if (c.rtt_pct == 0 && c.hops == 0) {
+      assert_true(ta == c.max);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cc_registry),
@@ -532,6 +626,10 @@ int main(void) {
       cmocka_unit_test(test_cc_swift_loss_round_timing),
       cmocka_unit_test(test_cc_swift_on_timeout),
       cmocka_unit_test(test_cc_fixed),
+      cmocka_unit_test(test_cc_target_fixed),
+      cmocka_unit_test(test_cc_target_follows_rtt),
+      cmocka_unit_test(test_cc_target_hops),
+      cmocka_unit_test(test_cc_target_random),
   };
 
   return cmocka_run_group_tests_name("cc", tests, NULL, NULL);

@@ -133,6 +133,8 @@ static void test_ep_peers(void **state) {
   assert_int_equal(st.n_paths, 4);
   assert_int_equal(st.peer_conn_id, 0);
   assert_int_equal(srd_ep_get_path_stats(ep, id, 3, 0, &pst), 0);
+  /* A fresh path carries a full share. */
+  assert_int_equal(pst.weight, 64);
   assert_int_equal(srd_ep_get_path_stats(ep, id, 4, 0, &pst),
                    SRD_ERR_INVALID_ARGUMENT);
   assert_int_equal(srd_ep_get_peer_stats(ep, 7, &st), SRD_ERR_BAD_PEER);
@@ -479,6 +481,88 @@ static void test_ep_payload_by_length(void **state) {
   tpair_fini(&tp);
 }
 
+/* take_first_data holds back the first data packet from A (the test
+   hands it to B itself). */
+static int take_first_data(void *arg, const tpkt *p, uint64_t n) {
+  tpkt *held = arg;
+  (void)n;
+  if (p->from == 0 && p->type == 1 && held->len == 0) {
+    *held = *p;
+    return TP_DROP;
+  }
+  return TP_DELIVER;
+}
+
+/* A data packet whose payload does not match its CRC is refused with
+   SRD_ERR_PROTO and counted, wherever its bytes were to go: straight into
+   a posted receive (a message of one packet), into a receive already
+   given to a message of several, or into the chunks of an unexpected
+   message.  Nothing completes, and the retransmission delivers the
+   message intact. */
+static void test_ep_corrupt_payload_refused(void **state) {
+  static const struct {
+    size_t len;
+    int posted;
+  } cases[] = {{100, 1}, {20000, 1}, {20000, 0}};
+  static uint8_t msg[20000], rbuf[20000];
+  static tpkt held;
+  size_t i, k;
+  (void)state;
+
+  for (i = 0; i < sizeof(msg); ++i) {
+    msg[i] = (uint8_t)(i * 13 + 1);
+  }
+  for (k = 0; k < sizeof(cases) / sizeof(cases[0]); ++k) {
+    tpair tp;
+    srd_path path;
+    srd_ep_stats st;
+    srd_cqe a, b;
+    uint32_t r;
+
+    memset(rbuf, 0, sizeof(rbuf));
+    held.len = 0;
+    tpair_init(&tp, NULL, NULL, 4, 0);
+    tp.filter = take_first_data;
+    tp.filter_arg = &held;
+    if (cases[k].posted) {
+      assert_int_equal(
+          srd_ep_post_recv(tp.ep[1], rbuf, sizeof(rbuf), NULL, tp.now), 0);
+    }
+    assert_int_equal(
+        srd_ep_post_send(tp.ep[0], tp.peer[0], msg, cases[k].len, NULL, tp.now),
+        0);
+    for (r = 0; r < 10 && held.len == 0; ++r) {
+      tpair_collect(&tp);
+      tp.now += SRD_US;
+      tpair_deliver(&tp);
+    }
+    assert_true(held.len > 0);
+    held.data[held.len - 1] ^= 0x01; /* the payload's last byte */
+    path.peer = tp.peer[1];
+    path.path = held.path;
+    assert_int_equal(
+        srd_ep_read_pkt(tp.ep[1], &path, held.data, held.len, tp.now),
+        SRD_ERR_PROTO);
+    srd_ep_get_stats(tp.ep[1], &st);
+    assert_int_equal(st.drops[SRD_DROP_CORRUPT_PAYLOAD], 1);
+    assert_int_equal(tpair_poll(&tp, 1, &b, 1), 0);
+    if (!cases[k].posted) {
+      assert_int_equal(
+          srd_ep_post_recv(tp.ep[1], rbuf, sizeof(rbuf), NULL, tp.now), 0);
+    }
+    tpair_run(&tp, SRD_S);
+    assert_int_equal(tpair_poll(&tp, 0, &a, 1), 1);
+    assert_int_equal(a.status, 0);
+    assert_int_equal(tpair_poll(&tp, 1, &b, 1), 1);
+    assert_int_equal(b.status, 0);
+    assert_int_equal(b.len, cases[k].len);
+    assert_memory_equal(rbuf, msg, cases[k].len);
+    srd_ep_get_stats(tp.ep[1], &st);
+    assert_int_equal(st.drops[SRD_DROP_CORRUPT_PAYLOAD], 1);
+    tpair_fini(&tp);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ep_settings_default),
@@ -492,6 +576,7 @@ int main(void) {
       cmocka_unit_test(test_ep_paths_used),
       cmocka_unit_test(test_ep_remove_peer_cancels),
       cmocka_unit_test(test_ep_payload_by_length),
+      cmocka_unit_test(test_ep_corrupt_payload_refused),
   };
   return cmocka_run_group_tests_name("ep", tests, NULL, NULL);
 }

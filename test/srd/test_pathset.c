@@ -3,7 +3,9 @@
  * take every path once in a fresh random order, exclusion, avoidance
  * after losses (doubling to 1024x, capped), the fallback when every path
  * is avoided, retransmissions on clean paths, delay outliers, the hot and
- * congested counts, RACK ordering and the reordering window.
+ * congested counts, the weights that follow relative delay, RACK ordering,
+ * the reordering window, and paths whose reverse direction is dead
+ * (acknowledged, never answered on).
  */
 #include <string.h>
 #include <sys/types.h>
@@ -395,6 +397,38 @@ static void test_pathset_loss_episode(void **state) {
   assert_true(ps->p[1].lost == 2);
 }
 
+/* Three losses in a row (a dead path) put its weight at the floor, so
+   that when its avoidance ends its probes cost a small share; two (a
+   random or spurious pair) do not; the first acknowledgement on it
+   gives the full share back. */
+static void test_pathset_dead_path_floored(void **state) {
+  fx f;
+  srd_pathset *ps = init(&f, 4, 1, 31);
+  const srd_duration base = 100;
+  (void)state;
+
+  srd_pathset_on_loss(ps, 2, 100, 1000, base, SRD_S);
+  srd_pathset_on_loss(ps, 2, 1000, 1200, base, SRD_S);
+  assert_int_equal(ps->p[2].weight, SRD_PATH_WEIGHT_FULL);
+  srd_pathset_on_loss(ps, 2, 1200, 1500, base, SRD_S);
+  assert_int_equal(ps->p[2].loss_streak, 3);
+  assert_int_equal(ps->p[2].weight, SRD_PATH_WEIGHT_MIN);
+  assert_int_equal(ps->p[1].weight, SRD_PATH_WEIGHT_FULL);
+  /* More losses keep it there. */
+  srd_pathset_on_loss(ps, 2, 1500, 2000, base, SRD_S);
+  assert_int_equal(ps->p[2].weight, SRD_PATH_WEIGHT_MIN);
+  /* Repaired: the first packet acknowledged on it restores the share. */
+  srd_pathset_on_ack(ps, 2, 2100, 40, 10);
+  assert_int_equal(ps->p[2].weight, SRD_PATH_WEIGHT_FULL);
+  assert_int_equal(ps->p[2].loss_streak, 0);
+  /* Without steering nothing is weighed. */
+  ps = init(&f, 4, 0, 31);
+  srd_pathset_on_loss(ps, 1, 100, 1000, base, SRD_S);
+  srd_pathset_on_loss(ps, 1, 1000, 1200, base, SRD_S);
+  srd_pathset_on_loss(ps, 1, 1200, 1500, base, SRD_S);
+  assert_int_equal(ps->p[1].weight, SRD_PATH_WEIGHT_FULL);
+}
+
 static void test_pathset_delay_outlier(void **state) {
   fx f;
   srd_pathset *ps;
@@ -504,6 +538,90 @@ static void test_pathset_delay_outlier(void **state) {
   srd_pathset_on_sample(ps, 2, 20000, base, target, 12000, now);
   srd_pathset_on_sample(ps, 2, 12000, base, target, 12000, now + 999);
   assert_true(ps->p[2].recent == (3 * 20000 + 12000) / 4);
+}
+
+/* Weights: a path whose forward delay sits above the others' (relative to
+   the mean of one acknowledgement's packets) gives up an eighth of its
+   share per RTT, down to an eighth of a full one, and takes it back in
+   steps while it is not; picks follow the weights, control picks do not. */
+static void test_pathset_weights(void **state) {
+  fx f;
+  srd_pathset *ps = init(&f, 4, 1, 61);
+  const srd_duration margin = 1000, srtt = 10000;
+  srd_tstamp now = 1000000;
+  uint32_t cnt[4] = {0}, i, w, steps;
+  (void)state;
+
+  for (i = 0; i < 4; ++i) {
+    assert_int_equal(ps->p[i].weight, SRD_PATH_WEIGHT_FULL);
+  }
+  assert_int_equal(ps->n_light, 0);
+  /* rel averages with gain 1/4: 5000 / 4 = 1250 is above the margin. */
+  srd_pathset_on_rel(ps, 0, 5000, margin, srtt, now);
+  assert_true(ps->p[0].rel == 1250);
+  assert_int_equal(ps->p[0].weight, SRD_PATH_WEIGHT_FULL - 8);
+  assert_int_equal(ps->n_light, 1);
+  /* At most one move per RTT. */
+  srd_pathset_on_rel(ps, 0, 5000, margin, srtt, now + srtt - 1);
+  assert_int_equal(ps->p[0].weight, SRD_PATH_WEIGHT_FULL - 8);
+  srd_pathset_on_rel(ps, 0, 5000, margin, srtt, now + srtt);
+  assert_int_equal(ps->p[0].weight, 56 - 7);
+  /* Down to the floor, never below it. */
+  for (i = 2; i < 40; ++i) {
+    srd_pathset_on_rel(ps, 0, 5000, margin, srtt, now + i * srtt);
+  }
+  assert_int_equal(ps->p[0].weight, SRD_PATH_WEIGHT_MIN);
+  assert_int_equal(ps->n_light, 1);
+  /* Within the dead band (a quarter of the margin up to the margin): it
+     stays. */
+  ps->p[0].rel = 500;
+  srd_pathset_on_rel(ps, 0, 500, margin, srtt, now + 100 * srtt);
+  assert_int_equal(ps->p[0].weight, SRD_PATH_WEIGHT_MIN);
+  /* Picks: path 0 at an eighth of a share carries one packet for every
+     eight of each other path's. */
+  for (i = 0; i < 25 * 40; ++i) {
+    ++cnt[pick(ps, now, NONE)];
+  }
+  assert_true(cnt[0] >= 36 && cnt[0] <= 44);
+  for (i = 1; i < 4; ++i) {
+    assert_true(cnt[i] >= 316 && cnt[i] <= 324);
+  }
+  /* Control packets ignore weights: every path once per round. */
+  memset(cnt, 0, sizeof(cnt));
+  for (i = 0; i < 40; ++i) {
+    ++cnt[srd_pathset_pick(ps, &ps->ctl_cursor, now, NONE)];
+  }
+  for (i = 0; i < 4; ++i) {
+    assert_int_equal(cnt[i], 10);
+  }
+  /* Below the others' delay it takes its share back, two 64ths per RTT. */
+  now += 200 * srtt;
+  for (steps = 0, w = ps->p[0].weight; w < SRD_PATH_WEIGHT_FULL; ++steps) {
+    srd_pathset_on_rel(ps, 0, -2000, margin, srtt, now + steps * srtt);
+    assert_int_equal(ps->p[0].weight, w + 2);
+    w = ps->p[0].weight;
+  }
+  assert_int_equal(steps, (SRD_PATH_WEIGHT_FULL - SRD_PATH_WEIGHT_MIN) / 2);
+  assert_int_equal(ps->n_light, 0);
+  /* Back at full weight: cycles take every path once again. */
+  memset(cnt, 0, sizeof(cnt));
+  ps->cursor = ps->n;
+  for (i = 0; i < 8; ++i) {
+    ++cnt[pick(ps, now, NONE)];
+  }
+  for (i = 0; i < 4; ++i) {
+    assert_int_equal(cnt[i], 2);
+  }
+  /* Without steering (or with one path) the weights never move. */
+  ps = init(&f, 4, 0, 61);
+  for (i = 0; i < 10; ++i) {
+    srd_pathset_on_rel(ps, 1, 50000, margin, srtt, now + i * srtt);
+  }
+  assert_int_equal(ps->p[1].weight, SRD_PATH_WEIGHT_FULL);
+  assert_int_equal(ps->n_light, 0);
+  ps = init(&f, 1, 1, 61);
+  srd_pathset_on_rel(ps, 0, 50000, margin, srtt, now);
+  assert_int_equal(ps->p[0].weight, SRD_PATH_WEIGHT_FULL);
 }
 
 static void test_pathset_congested(void **state) {
@@ -887,6 +1005,11 @@ static int random_picks(void *arg) {
           srd_pathset_avoid(ps, p, now + 1 + tu_rand(&s) % 1000);
         }
       }
+      /* And now and then a relative delay that moves a weight. */
+      if (tu_rand(&s) % 4 == 0) {
+        srd_pathset_on_rel(ps, (uint32_t)(tu_rand(&s) % n),
+                           (int64_t)(tu_rand(&s) % 4000) - 1000, 500, 20, now);
+      }
       if ((rc = check_pick(ps, now, exclude)) != PICK_OK) {
         fprintf(stderr,
                 "seed=0x%016" PRIx64 " run %u n %u steering %d pick %u\n",
@@ -897,6 +1020,67 @@ static int random_picks(void *arg) {
     }
   }
   return PICK_OK;
+}
+
+/* A path whose packets are acknowledged but on which nothing from the
+   peer ever arrives: after |limit| of them its weight falls to the floor
+   at once (not avoided: its forward direction works); while the streak
+   lasts, limit / 4 floor it again; it climbs back by the ordinary rule;
+   an arrival on it ends the streak. */
+static void test_pathset_reverse_dead(void **state) {
+  fx f;
+  srd_pathset *ps = init(&f, 4, 1, 5);
+  const srd_duration margin = 1000, srtt = 10000;
+  srd_tstamp now = 1000000;
+  uint32_t cnt[4] = {0}, i;
+
+  (void)state;
+  for (i = 0; i < 63; ++i) {
+    assert_int_equal(srd_pathset_on_unechoed(ps, 2, 64, now), 0);
+  }
+  /* An arrival on it restarts the count. */
+  srd_pathset_on_rx(ps, 2);
+  for (i = 0; i < 63; ++i) {
+    assert_int_equal(srd_pathset_on_unechoed(ps, 2, 64, now), 0);
+  }
+  assert_int_equal(ps->p[2].weight, SRD_PATH_WEIGHT_FULL);
+  assert_int_equal(srd_pathset_on_unechoed(ps, 2, 64, now), 1);
+  assert_int_equal(ps->p[2].rev_streak, 1);
+  assert_int_equal(ps->p[2].weight, SRD_PATH_WEIGHT_MIN);
+  assert_int_equal(ps->n_light, 1);
+  /* Light, not avoided: it carries an eighth of a share of the data. */
+  assert_int_equal(srd_pathset_avoided(ps, now), 0);
+  for (i = 0; i < 25 * 40; ++i) {
+    ++cnt[pick(ps, now, NONE)];
+  }
+  assert_true(cnt[2] >= 36 && cnt[2] <= 44);
+  /* It climbs back as any light path does (here one step)... */
+  srd_pathset_on_rel(ps, 2, -2000, margin, srtt, now + srtt);
+  assert_int_equal(ps->p[2].weight, SRD_PATH_WEIGHT_MIN + 2);
+  /* ...but while the streak lasts, limit / 4 unanswered packets floor it
+     again, whatever the RTT rule allowed. */
+  for (i = 0; i < 15; ++i) {
+    assert_int_equal(srd_pathset_on_unechoed(ps, 2, 64, now + srtt), 0);
+  }
+  assert_int_equal(srd_pathset_on_unechoed(ps, 2, 64, now + srtt), 1);
+  assert_int_equal(ps->p[2].rev_streak, 2);
+  assert_int_equal(ps->p[2].weight, SRD_PATH_WEIGHT_MIN);
+  assert_int_equal(ps->n_light, 1);
+  /* The peer's packet on it: the streak ends, the full limit applies. */
+  srd_pathset_on_rx(ps, 2);
+  assert_int_equal(ps->p[2].rev_streak, 0);
+  for (i = 0; i < 63; ++i) {
+    assert_int_equal(srd_pathset_on_unechoed(ps, 2, 64, now + 2 * srtt), 0);
+  }
+  /* Without steering it is only counted. */
+  ps = init(&f, 4, 0, 5);
+  for (i = 0; i < 63; ++i) {
+    assert_int_equal(srd_pathset_on_unechoed(ps, 1, 64, now), 0);
+  }
+  assert_int_equal(srd_pathset_on_unechoed(ps, 1, 64, now), 0);
+  assert_int_equal(ps->p[1].rev_streak, 1);
+  assert_int_equal(ps->p[1].weight, SRD_PATH_WEIGHT_FULL);
+  assert_int_equal(ps->n_light, 0);
 }
 
 static void test_pathset_random_picks(void **state) {
@@ -922,13 +1106,16 @@ int main(void) {
       cmocka_unit_test(test_pathset_steering_off),
       cmocka_unit_test(test_pathset_pick_retx),
       cmocka_unit_test(test_pathset_loss_episode),
+      cmocka_unit_test(test_pathset_dead_path_floored),
       cmocka_unit_test(test_pathset_delay_outlier),
       cmocka_unit_test(test_pathset_congested),
+      cmocka_unit_test(test_pathset_weights),
       cmocka_unit_test(test_pathset_rack_older),
       cmocka_unit_test(test_pathset_reo_wnd),
       cmocka_unit_test(test_pathset_reo_decay),
       cmocka_unit_test(test_pathset_exclude_two_paths),
       cmocka_unit_test(test_pathset_fallback_any_cursor),
+      cmocka_unit_test(test_pathset_reverse_dead),
       cmocka_unit_test(test_pathset_random_picks),
   };
 

@@ -202,6 +202,42 @@ ts -r "$tmp/recv.pcap" -q -z expert > "$tmp/expert.txt" || fail "tshark -z exper
 grep -q "Malformed" "$tmp/expert.txt" && fail "a clean run has malformed packets: $(cat "$tmp/expert.txt")"
 grep -qi "CRC mismatch" "$tmp/expert.txt" && fail "a clean run has CRC mismatches: $(cat "$tmp/expert.txt")"
 
+# A payload cut by the snap length (the send capture keeps 1024 bytes) is
+# the usual case, not an anomaly: no expert note, the payload says how much
+# was captured.  The Info column's ranges= is the Ranges field's value.
+ts -r "$tmp/send.pcap" -q -z expert > "$tmp/expert-send.txt" || fail "tshark -z expert (send)"
+grep -qi "Cut short" "$tmp/expert-send.txt" && fail "a payload cut by the snap length is flagged: $(grep -i "cut short" "$tmp/expert-send.txt")"
+ts -r "$tmp/send.pcap" -V -Y 'srd.type == 1' > "$tmp/data-v.txt" || fail "tshark -V"
+grep -qE "Payload: .* \[[0-9]+ of [0-9]+ bytes captured\]" "$tmp/data-v.txt" ||
+  fail "a cut payload does not say how much was captured"
+ts -r "$tmp/send.pcap" -Y 'srd.type == 2 && srd.flags.empty == 0' -T fields \
+  -e srd.ack.ranges -e _ws.col.Info > "$tmp/ranges.txt" || fail "tshark ranges"
+python3 - "$tmp/ranges.txt" <<'PY' || fail "ACK Info ranges= against the Ranges field"
+import re, sys
+n = 0
+for line in open(sys.argv[1]):
+    field, info = line.rstrip("\n").split("\t", 1)
+    m = re.search(r"ranges=(\d+)", info)
+    assert m and m.group(1) == field, (field, info)
+    n += 1
+assert n > 0, "no non-empty ACK"
+PY
+# srd-perf's default ports (18515 and the paths above it) are decoded as
+# SRD without Decode As: a frame of the capture moved to 18520.
+python3 - "$tmp/recv.pcap" "$tmp/port.pcap" <<'PY' || fail "writing the port capture"
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+cap = struct.unpack("<I", data[24 + 8:24 + 12])[0]
+f = bytearray(data[24 + 16:24 + 16 + cap])
+f[36:38] = struct.pack("!H", 18520)  # UDP destination port
+f[40:42] = b"\0\0"                   # no UDP checksum
+with open(sys.argv[2], "wb") as out:
+    out.write(data[:24] + struct.pack("<IIII", 0, 0, len(f), len(f)) + bytes(f))
+PY
+[ "$(ts -r "$tmp/port.pcap" -T fields -e srd.type)" = 3 ] ||
+  fail "a datagram to port 18520 is not decoded as SRD: $(ts -r "$tmp/port.pcap")"
+echo "dissector: cut payloads unflagged, ACK ranges consistent, srd-perf's ports decoded"
+
 # Corruption: copies of a DATA and an ACK from the clean capture, with a
 # header byte or a payload byte flipped (and the UDP checksum made right
 # again, as for damage that got past it): the dissector must flag exactly

@@ -2,7 +2,8 @@
 # Description: ecmp-collision, small: 4 flows over 4 spines for 3 ms, six
 # seeds.  TCP's mean aggregate must be near 1 - (1 - 1/4)^4 = 68.4% of the
 # capacity (one hash per flow: a lucky seed uses all four spines, an
-# unlucky one two), SRD's above 85% on every seed (spraying).
+# unlucky one two), SRD's above 85% on every seed (spraying), and TCP
+# over SRD's too (the same TCP connections, sprayed below).
 . "$(dirname "$0")/scenario_lib.sh"
 base=${SRD_TEST_SEED:-1}
 SEED_ARGS=()
@@ -12,20 +13,23 @@ for i in 0 1 2 3 4 5; do
 done
 python3 - "$tmp" <<'PY' || fail "ecmp-collision"
 import json, sys, glob
-tcp, srd = [], []
+tcp, srd, tos = [], [], []
 for f in sorted(glob.glob(sys.argv[1] + "/s*.json")):
     d = json.load(open(f))
     t = {x["name"]: x for x in d["transports"]}
     tcp.append(t["tcp"]["throughput_fraction"])
     srd.append(t["srd"]["throughput_fraction"])
+    tos.append(t["tcp-over-srd"]["throughput_fraction"])
     # TCP's throughput is a whole number of spines' worth (fair shares).
     used = sum(1 for s in t["tcp"]["path_share"] if s > 0.01)
     assert abs(t["tcp"]["throughput_fraction"] - used / 4) < 0.08, (used, t["tcp"])
 mean = sum(tcp) / len(tcp)
 print("tcp fractions", [round(x, 2) for x in tcp], "mean", round(mean, 3))
 print("srd fractions", [round(x, 2) for x in srd])
+print("tcp-over-srd fractions", [round(x, 2) for x in tos])
 assert 0.55 <= mean <= 0.82, "TCP's mean is not near 68.4%"
 assert min(srd) >= 0.85, "SRD below 85% of capacity"
 assert sum(srd) / len(srd) >= mean + 0.1, "SRD's mean should beat TCP's"
+assert min(tos) >= 0.85, "TCP over SRD below 85% of capacity"
 PY
 echo "ok"

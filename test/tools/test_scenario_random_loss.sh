@@ -1,7 +1,9 @@
 #!/bin/bash
 # Description: random-loss, small: RPCs of 64 KiB, eight pairs of 64 calls,
 # 1% loss on the paths.  TCP's p99.9 message latency pays its 200 ms RTO
-# floor; SRD's p99.9 is at least 100x below TCP's.
+# floor (a message's lost last segment, alone in flight, waits for a tail
+# loss probe that Linux caps at the RTO's time); SRD's p99.9 is at least
+# 100x below TCP's.
 . "$(dirname "$0")/scenario_lib.sh"
 sim a.json random-loss --set scenario.sweep= --set faults.loss=1% \
   --set workload.bytes=4M
@@ -14,7 +16,7 @@ for n in ("srd", "tcp"):
     assert t[n]["messages_done"] == t[n]["messages"] == 512, t[n]
     assert t[n]["drops_by_reason"]["loss"] > 0
 assert c >= 200000, "TCP's tail should include its 200 ms RTO"
-assert t["tcp"]["timeouts"] > 0
+assert t["tcp"]["timeouts"] + t["tcp"]["probes"] > 0
 assert s * 100 <= c, "SRD's p99.9 should be at least 100x below TCP's"
 PY
 echo "ok"

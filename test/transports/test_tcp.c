@@ -67,27 +67,8 @@ static void test_tcp_echo_v6_busy_poll(void **state) {
   echo_case(&c, 500, 100000, 16);
 }
 
-/* A pair of xports in this thread: a listening one and a client. */
-typedef struct tpair2 {
-  xport *srv, *cli;
-  xport_peer peer;
-} tpair2;
-
-static void open_pair(tpair2 *p, xport_config *c) {
-  struct sockaddr_storage ss;
-  socklen_t l;
-
-  c->listen = 1;
-  assert_int_equal(xport_open(&p->srv, c), 0);
-  xport_local_addr(p->srv, &ss, &l);
-  c->listen = 0;
-  assert_int_equal(xport_open(&p->cli, c), 0);
-  assert_int_equal(xport_add_peer(p->cli, (struct sockaddr *)&ss, l, &p->peer),
-                   0);
-}
-
 /* pump progresses both until |want| completions came from |x|. */
-static size_t pump(tpair2 *p, xport *x, xport_cqe *q, size_t want) {
+static size_t pump(xt_pair *p, xport *x, xport_cqe *q, size_t want) {
   size_t got = 0;
   uint64_t t0 = xport_now();
 
@@ -101,7 +82,7 @@ static size_t pump(tpair2 *p, xport *x, xport_cqe *q, size_t want) {
 
 static void test_tcp_small_buffer_fails_that_receive(void **state) {
   xport_config c;
-  tpair2 p;
+  xt_pair p;
   uint8_t big[5000], small[100], ok[5000], msg2[10] = "0123456789";
   xport_cqe q[4];
   size_t n;
@@ -109,7 +90,7 @@ static void test_tcp_small_buffer_fails_that_receive(void **state) {
   (void)state;
   memset(big, 7, sizeof(big));
   base_cfg(&c, AF_INET);
-  open_pair(&p, &c);
+  xt_open_pair(&p, &c);
   assert_int_equal(xport_post_recv(p.srv, small, sizeof(small), small), 0);
   assert_int_equal(xport_post_recv(p.srv, ok, sizeof(ok), ok), 0);
   assert_int_equal(xport_post_send(p.cli, p.peer, big, sizeof(big), big), 0);
@@ -129,13 +110,13 @@ static void test_tcp_small_buffer_fails_that_receive(void **state) {
 
 static void test_tcp_empty_message(void **state) {
   xport_config c;
-  tpair2 p;
+  xt_pair p;
   uint8_t r[16];
   xport_cqe q[2];
 
   (void)state;
   base_cfg(&c, AF_INET);
-  open_pair(&p, &c);
+  xt_open_pair(&p, &c);
   assert_int_equal(xport_post_recv(p.srv, r, sizeof(r), r), 0);
   assert_int_equal(xport_post_send(p.cli, p.peer, NULL, 0, NULL), 0);
   assert_int_equal(pump(&p, p.srv, q, 1), 1);
@@ -226,7 +207,7 @@ static void test_tcp_garbage_peer_cut_off(void **state) {
 
 static void test_tcp_peer_vanishes(void **state) {
   xport_config c;
-  tpair2 p;
+  xt_pair p;
   static uint8_t big[1 << 20];
   xport_cqe q[64];
   uint64_t t0;
@@ -234,7 +215,7 @@ static void test_tcp_peer_vanishes(void **state) {
 
   (void)state;
   base_cfg(&c, AF_INET);
-  open_pair(&p, &c);
+  xt_open_pair(&p, &c);
   /* The server never posts a receive, so the client's sends back up in
      the kernel's buffers; then the server goes away. */
   for (i = 0; i < 32; ++i) {

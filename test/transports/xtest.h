@@ -24,7 +24,7 @@
 
 #define XT_LIMIT_NS (20ull * 1000000000ull)
 
-static void xt_fill(uint8_t *b, size_t len, uint32_t index) {
+static inline void xt_fill(uint8_t *b, size_t len, uint32_t index) {
   uint64_t x =
       0x243F6A8885A308D3ull ^ ((uint64_t)index * 0x9E3779B97F4A7C15ull);
   size_t i;
@@ -47,7 +47,7 @@ static uint32_t xt_index(const uint8_t *b) {
          (uint32_t)b[3] << 24;
 }
 
-static void xt_log(void *ud, const char *msg) {
+static inline void xt_log(void *ud, const char *msg) {
   (void)ud;
   printf("  [xport] %s\n", msg);
 }
@@ -68,7 +68,7 @@ typedef struct xt_server {
 
 #define XT_SRV_BUFS 64
 
-static void *xt_server_main(void *arg) {
+static inline void *xt_server_main(void *arg) {
   xt_server *s = arg;
   xport *x;
   uint8_t *bufs[XT_SRV_BUFS];
@@ -112,7 +112,8 @@ static void *xt_server_main(void *arg) {
 
 /* xt_server_start starts an echo server with |cfg| (listen, port 0);
    returns 0, or -1 if it could not open (the log says why). */
-static int xt_server_start(xt_server *s, const xport_config *cfg, size_t cap) {
+static inline int xt_server_start(xt_server *s, const xport_config *cfg,
+                                  size_t cap) {
   memset(s, 0, sizeof(*s));
   s->cfg = *cfg;
   s->cfg.listen = 1;
@@ -134,14 +135,14 @@ static int xt_server_start(xt_server *s, const xport_config *cfg, size_t cap) {
   return 0;
 }
 
-static void xt_server_stop(xt_server *s) {
+static inline void xt_server_stop(xt_server *s) {
   atomic_store(&s->stop, 1);
   pthread_join(s->th, NULL);
 }
 
 /* xt_have_v6_loopback says whether a socket of |type| can bind ::1 (a
    container may have no IPv6); the IPv6 tests skip() without it. */
-static int xt_have_v6_loopback(int type) {
+static inline int xt_have_v6_loopback(int type) {
   int fd = socket(AF_INET6, type, 0), ok;
   struct sockaddr_in6 a;
 
@@ -173,7 +174,7 @@ typedef struct xt_bufs {
   uint32_t n;
 } xt_bufs;
 
-static void xt_bufs_free(xt_bufs *b) {
+static inline void xt_bufs_free(xt_bufs *b) {
   uint32_t i;
 
   for (i = 0; i < b->n; ++i) {
@@ -187,9 +188,9 @@ static void xt_bufs_free(xt_bufs *b) {
 /* xt_echo_run sends |n| messages of seeded sizes in [4, max_size] (4
    bytes hold the index) with |window| in flight, to |peer| of |x|, and
    checks the echoes, and each send buffer as its send completes. */
-static void xt_echo_run(xport *x, xport_peer peer, uint32_t n, size_t max_size,
-                        uint32_t window, uint64_t seed, xt_result *r,
-                        xt_bufs *bufs) {
+static inline void xt_echo_run(xport *x, xport_peer peer, uint32_t n,
+                               size_t max_size, uint32_t window, uint64_t seed,
+                               xt_result *r, xt_bufs *bufs) {
   uint8_t **sb = calloc(window, sizeof(uint8_t *));
   uint8_t **rb = calloc(window, sizeof(uint8_t *));
   size_t *len = calloc(n, sizeof(size_t));
@@ -289,6 +290,27 @@ static void xt_echo_run(xport *x, xport_peer peer, uint32_t n, size_t max_size,
   bufs->sb = sb;
   bufs->rb = rb;
   bufs->n = window;
+}
+
+/* A pair of xports in this thread: a listening one and a client with the
+   listener as its peer (the tcp backend's tests and the staging layer's
+   over tcp). */
+typedef struct xt_pair {
+  xport *srv, *cli;
+  xport_peer peer;
+} xt_pair;
+
+static inline void xt_open_pair(xt_pair *p, xport_config *c) {
+  struct sockaddr_storage ss;
+  socklen_t l;
+
+  c->listen = 1;
+  assert_int_equal(xport_open(&p->srv, c), 0);
+  xport_local_addr(p->srv, &ss, &l);
+  c->listen = 0;
+  assert_int_equal(xport_open(&p->cli, c), 0);
+  assert_int_equal(xport_add_peer(p->cli, (struct sockaddr *)&ss, l, &p->peer),
+                   0);
 }
 
 #endif /* XTEST_H */

@@ -5,15 +5,18 @@
 --   tshark -X lua_script:tools/wireshark/srd.lua -r capture.pcap -Y srd.type==2
 --
 -- or copy it to ~/.local/lib/wireshark/plugins/.  It decodes UDP port
--- 21316 (srd-loopback --pcap, srd_pcap.h); for captures on another port use
--- Decode As... > SRD, or change the "UDP port" preference.  The UDP source
--- port is the path (entropy) the sender chose: 49152 + path in captures
--- written by this project.
+-- 21316 (srd-loopback --pcap, srd_pcap.h) and srd-perf's default ports,
+-- 18515-18530 (its base port and the server's paths above it, as tcpdump
+-- sees them on a real link); for captures on another port use Decode
+-- As... > SRD, or change the "UDP port" preference.  The UDP source port
+-- is the path (entropy) the sender chose: 49152 + path in captures written
+-- by this project.
 --
 -- Every field the engine checks is shown; a packet the engine would refuse
 -- (bad version, type, lengths, reserved bits) gets an expert-info error
 -- naming the reason, and a packet cut short by the capture's snap length is
--- decoded as far as it goes.  The header CRC (hcrc) is verified on every
+-- decoded as far as it goes (a note when the header was cut; a payload cut
+-- by the snap length, the usual case, only says how much was captured).  The header CRC (hcrc) is verified on every
 -- packet whose header was captured, and a DATA packet's payload CRC (pcrc,
 -- flag PCRC) wherever its whole payload was: srd.hcrc.status and
 -- srd.pcrc.status say "Good", "Bad" or "Unverified", and a mismatch is an
@@ -78,7 +81,8 @@ local f = {
   -- ACK
   largest = ProtoField.uint32("srd.ack.largest", "Largest received"),
   first_range = ProtoField.uint16("srd.ack.first_range", "First range"),
-  n_ranges = ProtoField.uint8("srd.ack.n_ranges", "Ranges"),
+  n_ranges = ProtoField.uint8("srd.ack.n_ranges", "Gap/length pairs"),
+  ranges = ProtoField.uint16("srd.ack.ranges", "Ranges"),
   n_echo = ProtoField.uint8("srd.ack.n_echo", "Echoes"),
   n_nack = ProtoField.uint8("srd.ack.n_nack", "NACKs"),
   range = ProtoField.none("srd.ack.range", "Range"),
@@ -298,6 +302,8 @@ local function ack_body(tvb, tree, base, empty, max_r, max_e, max_n)
       pos = pos + 4
     end
     tree:add(f.acked, table.concat(spans, " "))
+    -- The first range and the pairs below it, as the Info column counts.
+    tree:add(f.ranges, 1 + nr):set_generated()
     info = string.format("largest=%u ranges=%d", largest, 1 + nr)
   end
   pos = base + ACK_BODY_LEN + 4 * nr
@@ -431,10 +437,10 @@ local function data(tvb, pinfo, tree, flags)
   local avail = math.max(0, math.min(plen, tvb:captured_len() - hdr))
   if plen > 0 then
     if avail > 0 then
-      tree:add(f.payload, tvb(hdr, avail))
-    end
-    if avail < plen then
-      tree:add_proto_expert_info(e_truncated)
+      local it = tree:add(f.payload, tvb(hdr, avail))
+      if avail < plen then
+        it:append_text(string.format(" [%d of %d bytes captured]", avail, plen))
+      end
     end
   end
   -- The payload CRC, where the whole payload was captured.
@@ -592,3 +598,27 @@ function srd.prefs_changed()
 end
 
 udp_port:add(registered, srd)
+-- srd-perf's base port and the 15 path ports above it (its defaults).
+udp_port:add("18515-18530", srd)
+
+-- On any other UDP port (srd-perf --loopback and --local-port pick their
+-- own), a datagram is SRD when it passes what the engine checks first:
+-- version 2, a known type, and a header CRC that matches (a chance of
+-- 2^-32 for anything else).
+local function heuristic(tvb, pinfo, root)
+  if tvb:captured_len() < COMMON_LEN or tvb(0, 1):uint() ~= VERSION then
+    return false
+  end
+  local ptype = tvb(1, 1):uint()
+  if TYPES[ptype] == nil then
+    return false
+  end
+  local span = header_span(tvb, ptype, tvb(2, 2):uint())
+  if span == nil or span > tvb:captured_len() or span > tvb:reported_len() or
+      hcrc(tvb, span) ~= tvb(HCRC_OFF, 4):uint() then
+    return false
+  end
+  srd.dissector(tvb, pinfo, root)
+  return true
+end
+srd:register_heuristic("udp", heuristic)

@@ -4,7 +4,7 @@
  * (u32 magic "SRDT", u32 length, big-endian), TCP_NODELAY, the kernel's
  * own buffers and loss recovery.  One connection is one 5-tuple, so an
  * ECMP fabric pins it to one path: the baseline that srd-perf puts next
- * to the srd backend.
+ * to the udp backend.
  *
  * Semantics, in the same API as srd: a send completes when the kernel
  * has taken all its bytes (as UCX's tcp transport does), in order per
@@ -83,6 +83,11 @@ typedef struct xport_tcp {
   xport_config cfg;
   int lfd;
   tconn conns[MAX_CONNS];
+  /* first_conn: where the next pass starts reading, one further each
+     pass, so that connections share the posted receives in turn (a
+     receive takes the next message of whichever connection is read
+     first: in index order, the first ones took them all). */
+  int first_conn;
   tsend *sends;
   int send_free;
   trecv *recvs;
@@ -359,8 +364,8 @@ static size_t tcp_poll_cq(xport *xp, xport_cqe *out, size_t n) {
   return k;
 }
 
-/* conn_write writes queued sends; returns bytes written, or -1 when the
-   socket is full. */
+/* conn_write writes queued sends; returns bytes written, or -EAGAIN when
+   the socket is full. */
 static ssize_t conn_write(xport_tcp *x, int id) {
   tconn *c = &x->conns[id];
   ssize_t total = 0;
@@ -392,7 +397,7 @@ static ssize_t conn_write(xport_tcp *x, int id) {
     ++x->syscalls;
     if (w < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        return total ? total : -1;
+        return total ? total : -EAGAIN;
       }
       if (errno == EINTR) {
         continue;
@@ -461,7 +466,7 @@ static void finish_body(xport_tcp *x, int id) {
 }
 
 /* conn_read parses and reads what connection |id| has; returns the bytes
-   read from the socket, or -1 if it would block right away. */
+   read from the socket, or -EAGAIN if it would block right away. */
 static ssize_t conn_read(xport_tcp *x, int id) {
   tconn *c = &x->conns[id];
   size_t budget = READ_BUDGET;
@@ -552,7 +557,7 @@ static ssize_t conn_read(xport_tcp *x, int id) {
       break;
     }
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      return total ? total : -1;
+      return total ? total : -EAGAIN;
     }
     if (errno == EINTR) {
       continue;
@@ -590,9 +595,11 @@ static int do_accept(xport_tcp *x) {
 /* pass does one non-blocking round over every connection; returns
    nonzero if anything moved. */
 static int pass(xport_tcp *x) {
-  int i, moved = do_accept(x);
+  int i, k, moved = do_accept(x);
 
-  for (i = 0; i < MAX_CONNS; ++i) {
+  x->first_conn = (x->first_conn + 1) % MAX_CONNS;
+  for (k = 0; k < MAX_CONNS; ++k) {
+    i = (x->first_conn + k) % MAX_CONNS;
     tconn *c = &x->conns[i];
     if (!c->used || c->err) {
       continue;
@@ -616,7 +623,7 @@ static int pass(xport_tcp *x) {
     if (c->sq_head >= 0 && conn_write(x, i) > 0) {
       moved = 1;
     }
-    if (wants_read(x, c) && conn_read(x, i) != -1) {
+    if (wants_read(x, c) && conn_read(x, i) != -EAGAIN) {
       moved = 1;
     }
   }
@@ -760,6 +767,9 @@ static int tcp_open(xport **px, const xport_config *cfg) {
 
   if (cfg->max_sends == 0 || cfg->max_recvs == 0) {
     return -EINVAL;
+  }
+  if (cfg->tap != NULL) {
+    return -EOPNOTSUPP; /* the kernel owns TCP's segments: tcpdump them */
   }
   x = calloc(1, sizeof(*x));
   if (x == NULL) {

@@ -156,7 +156,9 @@ typedef enum srd_log_event {
   SRD_LOG_LOSS,       /* a: packet seq, b: 0 reorder (RACK), 1 timeout */
   SRD_LOG_SPURIOUS,   /* a: packet seq declared lost but acknowledged */
   SRD_LOG_RTO,        /* a: backoff exponent, b: rto in ns */
-  SRD_LOG_PATH_AVOID, /* a: until (ns), b: 0 loss, 1 delay, 2 timeout */
+  SRD_LOG_PATH_AVOID, /* a: until (ns), b: 0 loss, 1 delay, 2 timeout;
+                         b 3: reverse direction dead, the path's weight
+                         cut to the floor, not avoided (a: 0) */
   SRD_LOG_PATH_OK,    /* a: srtt of the path */
   SRD_LOG_CC,         /* a: cwnd in bytes, b: 0 increase, 1 decrease,
                          2 connection-wide decrease, 3 loss, 4 timeout */
@@ -259,8 +261,28 @@ typedef struct srd_settings {
      srd_cc_names(). */
   const char *cc;
   /* cc_target_qdelay is the queueing delay over the base RTT that the
-     delay-based controller aims for (default 25 us). */
+     delay-based controller aims for when the target is fixed
+     (cc_target_rtt_pct and cc_target_hops both 0), and the most the
+     path-derived target may be otherwise (default 25 us). */
   srd_duration cc_target_qdelay;
+  /* cc_target_rtt_pct makes the target follow the path, as Swift scales
+     its target with the path: target = clamp(base_rtt * pct / 100 +
+     cc_target_hops * cc_target_hop_qdelay, cc_target_min,
+     cc_target_qdelay), where base_rtt is the least RTT the engine has
+     measured to the peer (default 0; docs/protocol.md).  0 with
+     cc_target_hops 0 (the defaults) selects the fixed
+     cc_target_qdelay. */
+  uint32_t cc_target_rtt_pct;
+  /* cc_target_hops is the number of switch hops to the peer, if the
+     driver knows it (default 0: unknown, the base RTT's share stands for
+     it); each adds cc_target_hop_qdelay (default 1 us), Swift's per-hop
+     term. */
+  uint32_t cc_target_hops;
+  srd_duration cc_target_hop_qdelay;
+  /* cc_target_min is the least path-derived target (default 2 us): a few
+     packets' worth of queue that sprayed arrivals build by chance.  If
+     above cc_target_qdelay, cc_target_qdelay wins. */
+  srd_duration cc_target_min;
   /* cc_init_window is the initial congestion window in bytes
      (default 64 KiB). */
   uint32_t cc_init_window;
@@ -278,6 +300,15 @@ typedef struct srd_settings {
      rises above the others' or that lose packets (default 1).  0 gives
      blind round-robin spraying. */
   int path_steering;
+  /* tx_regroups: nonzero says the driver does not send the packets it
+     writes with one |now| in the order written, but gathered per path
+     (one UDP GSO send per path, as the udp transport does): a packet
+     written after another on another path may then leave before it.
+     Loss detection then orders packets of the same time by number only
+     within a path; across paths only an earlier time makes a packet
+     older.  Default 0: packets leave in the order written (a NIC's FIFO,
+     the simulator). */
+  int tx_regroups;
   /* log, if not NULL, receives structured log records.  It must not call
      srd_ep_* functions. */
   void (*log)(void *user_data, const srd_log_record *rec);
@@ -454,8 +485,9 @@ SRD_EXTERN int srd_ep_read_pktv(srd_ep *ep, const srd_path *path,
    bytes; srd_ep_max_pkt_size() is always enough) and stores where it goes
    in *path.  Call it until it returns 0.
 
-   Returns the datagram's length, 0 if nothing is due now, or:
-   SRD_ERR_NOBUF  cap is smaller than the next datagram */
+   Returns the datagram's length, 0 if nothing is due now, or one of:
+   SRD_ERR_NOBUF             cap is smaller than the next datagram
+   SRD_ERR_INVALID_ARGUMENT  NULL pointers */
 SRD_EXTERN srd_ssize srd_ep_write_pkt(srd_ep *ep, srd_path *path, uint8_t *buf,
                                       size_t cap, srd_tstamp now);
 
@@ -473,7 +505,8 @@ typedef struct srd_iovec {
    with |payload| (e.g. its sendmsg completed) before it next polls the
    completion queue, since a completed send hands its buffer back.
 
-   Returns the header length, 0, or SRD_ERR_NOBUF as srd_ep_write_pkt. */
+   Returns the header length, 0, SRD_ERR_NOBUF or SRD_ERR_INVALID_ARGUMENT
+   as srd_ep_write_pkt. */
 SRD_EXTERN srd_ssize srd_ep_write_pktv(srd_ep *ep, srd_path *path, uint8_t *hdr,
                                        size_t cap, srd_iovec *payload,
                                        srd_tstamp now);
@@ -604,6 +637,10 @@ typedef struct srd_path_stats {
   srd_duration last_rtt;
   int avoided;            /* being steered around now */
   srd_tstamp avoid_until; /* until when */
+  /* weight is the path's share of new data packets, in 64ths of an even
+     share (8..64): steering lowers it while the path's forward delay
+     sits above the other paths'. */
+  uint32_t weight;
 } srd_path_stats;
 
 /* srd_ep_get_path_stats fills |st| for path |path| of |peer|.
@@ -665,8 +702,10 @@ SRD_EXTERN int srd_pkt_peek(const uint8_t *pkt, size_t len, srd_pkt_info *info);
    "Integrity").  "123456789" gives 0xE3069283. */
 SRD_EXTERN uint32_t srd_crc32c(uint32_t crc, const void *buf, size_t len);
 
-/* srd_crc32c_impl names the implementation in use: "sse4.2" (the CPU's
-   CRC32 instruction) or "software" (slicing-by-8). */
+/* srd_crc32c_impl names the implementation in use: "vpclmulqdq+sse4.2"
+   (long buffers folded with AVX-512 carry-less multiplies, the rest with
+   the CPU's CRC32 instruction), "sse4.2" (the CRC32 instruction) or
+   "software" (slicing-by-8). */
 SRD_EXTERN const char *srd_crc32c_impl(void);
 
 /* srd_cc_names returns the names of the congestion controllers, ending in

@@ -1,0 +1,149 @@
+/*
+ * ctl.c: the wire format of srd-perf's messages (docs/transports.md, "The
+ * control protocol").  Every message starts with a 4-byte magic, so a
+ * peer that answers anything else is named as not being an srd-perf
+ * server.  Integers are big-endian.
+ *
+ * A control message ("SRPC") is CTL_SIZE (256) bytes:
+ *
+ *   0  u32 magic "SRPC"       4  u32 version (2)     8  u32 type (C_*)
+ *   12 u32 test               16 u32 flags           20 u32 zero
+ *   24 u64 size               32 u64 count           40 u64 v[6]
+ *   88 text[40], NUL-terminated                      128 u64 drops[16]
+ *
+ * A data message ("SRPD") is the message size, at least MIN_SIZE bytes:
+ * u32 magic, u32 the low 32 bits of its index, then (with --verify) a
+ * pattern drawn from the index (64-bit words of a splitmix-like sequence,
+ * in the sender's byte order) that the receiver checks byte for byte;
+ * without it, the rest is whatever the sender's buffer held.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "perf.h"
+
+#define MAGIC_CTL 0x53525043u  /* "SRPC" */
+#define MAGIC_DATA 0x53525044u /* "SRPD" */
+/* 2: control messages of 256 bytes; RESULT carries the server engine's
+   drops by reason. */
+#define PROTO_VERSION 2
+
+/* ------------------------------------------------------------------------ */
+/* Control messages                                                         */
+
+static void put32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) {
+    p[i] = (uint8_t)(v >> (24 - 8 * i));
+  }
+}
+
+static void put64(uint8_t *p, uint64_t v) {
+  put32(p, (uint32_t)(v >> 32));
+  put32(p + 4, (uint32_t)v);
+}
+
+static uint32_t get32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         p[3];
+}
+
+static uint64_t get64(const uint8_t *p) {
+  return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+void ctl_encode(uint8_t *b, const ctl *c) {
+  memset(b, 0, CTL_SIZE);
+  put32(b, MAGIC_CTL);
+  put32(b + 4, PROTO_VERSION);
+  put32(b + 8, c->type);
+  put32(b + 12, c->test);
+  put32(b + 16, c->flags);
+  put64(b + 24, c->size);
+  put64(b + 32, c->count);
+  for (int i = 0; i < 6; ++i) {
+    put64(b + 40 + 8 * i, c->v[i]);
+  }
+  memcpy(b + 88, c->text, sizeof(c->text));
+  b[88 + sizeof(c->text) - 1] = 0;
+  for (int i = 0; i < 16; ++i) {
+    put64(b + 128 + 8 * i, c->drops[i]);
+  }
+}
+
+int ctl_decode(const uint8_t *b, size_t len, ctl *c) {
+  if (len != CTL_SIZE || get32(b) != MAGIC_CTL ||
+      get32(b + 4) != PROTO_VERSION) {
+    return -1;
+  }
+  c->type = get32(b + 8);
+  c->test = get32(b + 12);
+  c->flags = get32(b + 16);
+  c->size = get64(b + 24);
+  c->count = get64(b + 32);
+  for (int i = 0; i < 6; ++i) {
+    c->v[i] = get64(b + 40 + 8 * i);
+  }
+  memcpy(c->text, b + 88, sizeof(c->text));
+  c->text[sizeof(c->text) - 1] = 0;
+  for (int i = 0; i < 16; ++i) {
+    c->drops[i] = get64(b + 128 + 8 * i);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Data messages: magic, index, then (with --verify) a pattern of both.    */
+
+void data_fill(uint8_t *b, size_t len, uint64_t index, int pattern) {
+  uint64_t x = 0x243F6A8885A308D3ull ^ (index * 0xD6E8FEB86659FD93ull), w;
+  size_t i = 8;
+
+  put32(b, MAGIC_DATA);
+  put32(b + 4, (uint32_t)index);
+  if (!pattern) {
+    return;
+  }
+  for (; i + 8 <= len; i += 8) {
+    x += 0x9E3779B97F4A7C15ull;
+    w = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+    memcpy(b + i, &w, 8);
+  }
+  if (i < len) {
+    x += 0x9E3779B97F4A7C15ull;
+    w = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+    memcpy(b + i, &w, len - i);
+  }
+}
+
+int data_peek(const uint8_t *b, size_t len, uint32_t *index) {
+  if (len < 8 || get32(b) != MAGIC_DATA) {
+    return -1;
+  }
+  *index = get32(b + 4);
+  return 0;
+}
+
+int data_check(const uint8_t *b, size_t len, uint32_t *index) {
+  uint64_t x, w;
+  size_t i = 8;
+
+  if (data_peek(b, len, index) != 0) {
+    return -1;
+  }
+  x = 0x243F6A8885A308D3ull ^ ((uint64_t)*index * 0xD6E8FEB86659FD93ull);
+  for (; i + 8 <= len; i += 8) {
+    x += 0x9E3779B97F4A7C15ull;
+    w = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+    if (memcmp(b + i, &w, 8) != 0) {
+      return -2;
+    }
+  }
+  if (i < len) {
+    x += 0x9E3779B97F4A7C15ull;
+    w = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+    if (memcmp(b + i, &w, len - i) != 0) {
+      return -2;
+    }
+  }
+  return 0;
+}
