@@ -204,6 +204,34 @@ uint32_t srd_pathset_pick_retx(srd_pathset *ps, srd_tstamp now,
     if (best != UINT32_MAX) {
       return take(ps, &ps->cursor, best_pos);
     }
+    /* Every path but |exclude| is avoided.  Their avoidance times say
+       little by now (a timeout avoids a live path as long as a dead one:
+       both reach the cap), their loss streaks a lot: the retransmission
+       takes the shortest streak, soonest recovered on a tie, and goes
+       back on |exclude| only if every other path has failed more often
+       in a row.  Alternating blindly would spend half of a packet's tries
+       on a path that has been dead all along. */
+    for (i = 0, pos = ps->cursor; i < ps->n; ++i, pos = wrap(ps, pos + 1)) {
+      idx = ps->order[pos];
+      if (idx == exclude) {
+        continue;
+      }
+      if (best == UINT32_MAX ||
+          ps->p[idx].loss_streak < ps->p[best].loss_streak ||
+          (ps->p[idx].loss_streak == ps->p[best].loss_streak &&
+           ps->p[idx].avoid_until < ps->p[best].avoid_until)) {
+        best = idx;
+        best_pos = pos;
+      }
+    }
+    if (exclude < ps->n &&
+        ps->p[exclude].loss_streak < ps->p[best].loss_streak) {
+      best_pos = 0;
+      while (ps->order[best_pos] != exclude) {
+        ++best_pos;
+      }
+    }
+    return take(ps, &ps->cursor, best_pos);
   }
   return srd_pathset_pick(ps, &ps->cursor, now, exclude);
 }

@@ -222,9 +222,12 @@ static inline uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor,
    steering it takes the least suspicious usable path, one with a clean
    record (not avoided, no loss since its last acknowledgement) if there is
    one, else the shortest loss streak, so that a lost packet is never what
-   probes a suspect path again.  It moves the data cursor.  Without
-   steering, with one path, or with every path but |exclude| avoided, it
-   is srd_pathset_pick on the data cursor. */
+   probes a suspect path again.  With every path but |exclude| avoided it
+   takes the shortest loss streak among them (the soonest recovered on a
+   tie), or |exclude| itself if its streak is shorter still: never blind
+   alternation onto a path that keeps failing.  It moves the data cursor.
+   Without steering or with one path it is srd_pathset_pick on the data
+   cursor. */
 uint32_t srd_pathset_pick_retx(srd_pathset *ps, srd_tstamp now,
                                uint32_t exclude);
 
