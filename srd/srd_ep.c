@@ -49,6 +49,7 @@ void srd_settings_default(srd_settings *s) {
 void srd_peer_settings_default(srd_peer_settings *ps) {
   ps->n_paths = SRD_MAX_PATHS;
   ps->ordered = 0;
+  ps->mtu = 0;
 }
 
 static int settings_valid(const srd_settings *s) {
@@ -295,7 +296,8 @@ int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
   size_t mwords = (mw + 63) / 64;
 
   if (ps == NULL || ppeer == NULL || ps->n_paths < 1 ||
-      ps->n_paths > SRD_MAX_PATHS) {
+      ps->n_paths > SRD_MAX_PATHS ||
+      (ps->mtu != 0 && ps->mtu < SRD_PKT_MIN_MTU)) {
     return SRD_ERR_INVALID_ARGUMENT;
   }
   for (i = 0; i < ep->settings.max_peers && ep->peers[i]; ++i) {
@@ -333,16 +335,20 @@ int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
   p->parked.cap = ep->settings.pkt_window + ep->max_frags;
   p->id = i;
   p->ps = *ps;
+  /* The peer's mtu from here on is what its packets may carry at most. */
+  if (p->ps.mtu == 0 || p->ps.mtu > ep->settings.mtu) {
+    p->ps.mtu = ep->settings.mtu;
+  }
   p->state = SRD_PEER_STATE_IDLE;
   p->sq_head = p->sq_tail = SRD_NIL;
   p->ready_next = p->ready_prev = SRD_NIL;
-  p->frag_size = ep->settings.mtu;
+  p->frag_size = p->ps.mtu;
   p->peer_max_msg = ep->settings.max_msg_size;
   p->tx_window = mw;
   srd_pathset_init(&p->paths, ps->n_paths, ep->settings.path_steering,
                    &ep->pcg);
   srd_rtt_init(&p->rtt);
-  p->ccs.pkt_bytes = ep->settings.mtu + SRD_PKT_DATA_HDR_LEN;
+  p->ccs.pkt_bytes = p->ps.mtu + SRD_PKT_DATA_HDR_LEN;
   p->ccs.target_qdelay = ep->settings.cc_target_qdelay;
   p->ccs.target_cfg.rtt_pct = ep->settings.cc_target_rtt_pct;
   p->ccs.target_cfg.hops = ep->settings.cc_target_hops;

@@ -593,7 +593,7 @@ SRD_COLD static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
   srd_tx_session_reset(ep, p, now);
   srd_rx_session_reset(ep, p, SRD_ERR_ABORTED, now);
   p->peer_conn = conn;
-  p->frag_size = srd_min(ep->settings.mtu, params->mtu);
+  p->frag_size = srd_min(p->ps.mtu, params->mtu);
   p->peer_max_msg = params->max_msg_size;
   p->tx_window = srd_min(ep->settings.msg_window, params->msg_window);
   p->ccs.pkt_bytes = p->frag_size + SRD_PKT_DATA_HDR_LEN;

@@ -890,8 +890,8 @@ static void common(const srd_ep *ep, const srd_peer *p, srd_pkt_common *c,
   (void)ep;
 }
 
-static void hs_params(const srd_ep *ep, srd_pkt_hs *hs) {
-  hs->mtu = ep->settings.mtu;
+static void hs_params(const srd_ep *ep, const srd_peer *p, srd_pkt_hs *hs) {
+  hs->mtu = p->ps.mtu;
   hs->max_msg_size = ep->settings.max_msg_size;
   hs->msg_window = ep->settings.msg_window;
 }
@@ -923,7 +923,7 @@ SRD_COLD static srd_ssize write_ctl(srd_ep *ep, srd_peer *p, srd_path *path,
   if (p->want_req) {
     common(ep, p, &c, srd_established(p) ? p->peer_conn : 0, pidx);
     hs.nonce = p->req_nonce;
-    hs_params(ep, &hs);
+    hs_params(ep, p, &hs);
     n = srd_pkt_encode_hs(buf, cap, SRD_PKT_HS_REQ, &c, &hs);
     p->want_req = 0;
     if (p->hs_tries == 0) {
@@ -938,7 +938,7 @@ SRD_COLD static srd_ssize write_ctl(srd_ep *ep, srd_peer *p, srd_path *path,
     common(ep, p, &c, p->resp_dst, pidx);
     hs.echo = p->resp_echo;
     hs.nonce = p->cookie;
-    hs_params(ep, &hs);
+    hs_params(ep, p, &hs);
     n = srd_pkt_encode_hs(buf, cap, SRD_PKT_HS_RESP, &c, &hs);
     p->want_resp = 0;
   } else if (p->want_confirm) {

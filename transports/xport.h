@@ -116,8 +116,10 @@ typedef struct xport_config {
      docs/transports.md explains the trade-off and the default. */
   uint32_t burst;
   /* mtu (srd) is the payload bytes per packet (the engine's mtu); 0
-     takes the largest (65000) and lets the handshake settle on the
-     peer's if smaller.  xport_path_mtu() gives a route's. */
+     takes the largest (65000) for the endpoint and, for each peer added
+     with xport_add_peer, what the route to it carries unfragmented
+     (xport_path_mtu()); the handshake settles both ends on the smaller
+     offer. */
   uint32_t mtu;
   /* max_msg_size is the largest message sent or received. */
   uint32_t max_msg_size;

@@ -324,6 +324,81 @@ static void test_ep_first_message(void **state) {
   tpair_fini(&tp);
 }
 
+/* A peer's own mtu (its route's): the handshake settles both ends on the
+   smaller offer, so B, which knows nothing of the route, sends A's size
+   too; out of range is refused; above the endpoint's is the endpoint's. */
+static int max_data_len(void *arg, const tpkt *p, uint64_t n) {
+  size_t *max = arg;
+  (void)n;
+  if (p->type == 1 /* data */ && p->len > max[p->from]) {
+    max[p->from] = p->len;
+  }
+  return TP_DELIVER;
+}
+
+static void test_ep_peer_mtu(void **state) {
+  static uint8_t msg[20000], rbuf[2][32768];
+  srd_peer_settings ps;
+  srd_peer_stats sa, sb;
+  srd_cqe c[4];
+  size_t max[2] = {0, 0}, i;
+  tpair tp;
+  srd_peer_id id;
+  (void)state;
+
+  for (i = 0; i < sizeof(msg); ++i) {
+    msg[i] = (uint8_t)(i * 13 + 1);
+  }
+  tpair_init(&tp, NULL, NULL, 4, 0);
+  srd_peer_settings_default(&ps);
+  ps.n_paths = 4;
+  ps.mtu = 255;
+  assert_int_equal(srd_ep_add_peer(tp.ep[0], &ps, &id),
+                   SRD_ERR_INVALID_ARGUMENT);
+  ps.mtu = 20000;
+  assert_int_equal(srd_ep_add_peer(tp.ep[0], &ps, &id), 0);
+  assert_int_equal(srd_ep_get_peer_stats(tp.ep[0], id, &sa), 0);
+  assert_int_equal(sa.mtu, 8192);
+  assert_int_equal(srd_ep_remove_peer(tp.ep[0], id, tp.now), 0);
+  assert_int_equal(srd_ep_remove_peer(tp.ep[0], tp.peer[0], tp.now), 0);
+  ps.mtu = 1000;
+  assert_int_equal(srd_ep_add_peer(tp.ep[0], &ps, &tp.peer[0]), 0);
+  tp.filter = max_data_len;
+  tp.filter_arg = max;
+  for (i = 0; i < 2; ++i) {
+    assert_int_equal(
+        srd_ep_post_recv(tp.ep[i], rbuf[i], sizeof(rbuf[i]), NULL, tp.now), 0);
+  }
+  assert_int_equal(
+      srd_ep_post_send(tp.ep[0], tp.peer[0], msg, sizeof(msg), NULL, tp.now),
+      0);
+  tpair_run(&tp, SRD_S);
+  /* B answers once it knows A: the same size back. */
+  assert_int_equal(
+      srd_ep_post_send(tp.ep[1], tp.peer[1], msg, sizeof(msg), NULL, tp.now),
+      0);
+  tpair_run(&tp, 2 * SRD_S);
+  assert_int_equal(tpair_poll(&tp, 0, c, 4), 2);
+  assert_int_equal(c[0].status, 0);
+  assert_int_equal(c[1].status, 0);
+  assert_int_equal(tpair_poll(&tp, 1, c, 4), 2);
+  assert_int_equal(c[0].status, 0);
+  assert_int_equal(c[1].status, 0);
+  assert_memory_equal(rbuf[0], msg, sizeof(msg));
+  assert_memory_equal(rbuf[1], msg, sizeof(msg));
+  assert_int_equal(srd_ep_get_peer_stats(tp.ep[0], tp.peer[0], &sa), 0);
+  assert_int_equal(srd_ep_get_peer_stats(tp.ep[1], tp.peer[1], &sb), 0);
+  assert_int_equal(sa.mtu, 1000);
+  assert_int_equal(sb.mtu, 1000);
+  /* 20 fragments each way, none longer than 1000 payload bytes. */
+  assert_int_equal(sa.pkts_sent, 20);
+  assert_int_equal(sb.pkts_sent, 20);
+  for (i = 0; i < 2; ++i) {
+    assert_true(max[i] > 1000 && max[i] <= 1000 + SRD_PKT_MAX_HDR);
+  }
+  tpair_fini(&tp);
+}
+
 /* Paths: one path pins every packet to path 0; n paths use all of them. */
 static int record_paths(void *arg, const tpkt *p, uint64_t n) {
   uint64_t *mask = arg;
@@ -573,6 +648,7 @@ int main(void) {
       cmocka_unit_test(test_ep_io_argument_errors),
       cmocka_unit_test(test_ep_strerror),
       cmocka_unit_test(test_ep_first_message),
+      cmocka_unit_test(test_ep_peer_mtu),
       cmocka_unit_test(test_ep_paths_used),
       cmocka_unit_test(test_ep_remove_peer_cancels),
       cmocka_unit_test(test_ep_payload_by_length),

@@ -210,6 +210,16 @@ int udp_peer_new(xport_udp *x, const struct sockaddr_storage *ss, socklen_t len,
 
   srd_peer_settings_default(&ps);
   ps.n_paths = x->nfd;
+  /* mtu 0 takes the largest the wire format allows, so a peer we add
+     gets what its route carries unfragmented (a fragment lost is the
+     whole packet lost): the handshake then settles both ends on it.  A
+     passive peer's own offer (it looked its route up) wins the same way. */
+  if (x->cfg.mtu == 0 && !passive) {
+    int m = xport_path_mtu((const struct sockaddr *)ss, len);
+    if (m > 0 && (uint32_t)m < x->mtu) {
+      ps.mtu = (uint32_t)m;
+    }
+  }
   rv = srd_ep_add_peer(x->ep, &ps, &id);
   if (rv != 0) {
     return udp_errno(rv);

@@ -335,9 +335,16 @@ typedef struct srd_peer_settings {
   /* ordered: nonzero delivers this peer's messages in the order they were
      sent (a reorder layer above the unordered core). */
   int ordered;
+  /* mtu is the payload bytes per packet toward this peer, as the route to
+     it allows (256 or more), or 0 for the endpoint's settings.mtu; a value
+     above settings.mtu is settings.mtu.  The handshake offers it, and the
+     session's packets carry the smaller of both ends' offers, so one end
+     that knows its route is enough. */
+  uint32_t mtu;
 } srd_peer_settings;
 
-/* srd_peer_settings_default fills |ps| with 64 paths, unordered. */
+/* srd_peer_settings_default fills |ps| with 64 paths, unordered, the
+   endpoint's mtu. */
 SRD_EXTERN void srd_peer_settings_default(srd_peer_settings *ps);
 
 /* ------------------------------------------------------------------------ */
@@ -373,7 +380,7 @@ SRD_EXTERN uint32_t srd_ep_conn_id(const srd_ep *ep);
    first packet from it.
 
    Returns 0, or one of:
-   SRD_ERR_INVALID_ARGUMENT  bad n_paths
+   SRD_ERR_INVALID_ARGUMENT  bad n_paths, or an mtu below 256
    SRD_ERR_AGAIN             max_peers peers exist
    SRD_ERR_NOMEM             allocation failed */
 SRD_EXTERN int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
