@@ -783,11 +783,15 @@ static void srd_ep_update_timer(srd_ep *ep, srd_peer *p, srd_tstamp now) {
   }
   if (!p->timer_dirty) {
     p->timer_dirty = 1;
+    p->dirty_since = now;
     ep->dirty[ep->n_dirty++] = p->id;
   }
 }
 
-/* flush_timers recomputes the deadlines of the peers that changed. */
+/* flush_timers recomputes the deadlines of the peers that changed, each
+   as of when it changed (a time gate that has passed since gives a
+   deadline in the past: the next srd_ep_handle_expiry puts the peer back
+   in the ready line). */
 static void flush_timers(srd_ep *ep) {
   uint32_t i;
 
@@ -798,7 +802,7 @@ static void flush_timers(srd_ep *ep) {
       continue;
     }
     p->timer_dirty = 0;
-    t = srd_tx_deadline(ep, p, ep->last_now);
+    t = srd_tx_deadline(ep, p, p->dirty_since);
     if (t == SRD_TSTAMP_NONE) {
       srd_pq_remove(&ep->timers, &p->timer);
     } else {

@@ -238,8 +238,14 @@ typedef struct srd_peer {
   srd_duration ack_hold;
 
   /* Scheduling. */
-  srd_pq_entry timer;  /* in ep->timers at the peer's deadline, id = peer */
-  int timer_dirty;     /* the deadline needs recomputing (on the dirty list) */
+  srd_pq_entry timer; /* in ep->timers at the peer's deadline, id = peer */
+  int timer_dirty;    /* the deadline needs recomputing (on the dirty list) */
+  /* dirty_since: the time given when the peer joined the dirty list, at
+     which its deadline is computed (flush_timers).  Not the latest time:
+     a peer that left the ready line because pacing or an RNR backoff held
+     its next packet until T must wake at T even if, before the deadline
+     is computed, another peer's packet brought the clock past T. */
+  srd_tstamp dirty_since;
   uint32_t ready_next; /* the ready line: peers that may have output */
   uint32_t ready_prev;
   int in_ready; /* in the ready line */

@@ -644,6 +644,151 @@ static void test_regress_every_bit_flip(void **state) {
   assert_true(runs > 1000);
 }
 
+/* A peer paced below one packet of window loses its wakeup.  A sends a
+   message to B with a window of 2000 bytes (under one 8 KB packet: one
+   packet per 4 round trips).  After each acknowledgement the next packet
+   waits for its pacing time, and B leaves A's ready line; if, before A's
+   deadline for B is computed, a packet from another peer (C's repeated
+   HS_REQ) brings A's clock past that time, the deadline must still wake
+   B.  The engine computed it at the latest time, found the pacing time
+   passed and armed nothing: B was neither ready nor timed, and its
+   message stalled for good (srd-coll's 4-rank "mutual silence") unless
+   a repeated ACK from B came by; the wire here loses those. */
+static void test_regress_paced_peer_wakes(void **state) {
+  enum { LEN = 64 << 10, D = 10 * SRD_US };
+  static uint8_t msg[LEN], rbuf[LEN], buf[70000], req[512];
+  typedef struct {
+    srd_tstamp due;
+    int to; /* 0: A, 1: B */
+    size_t len;
+    uint8_t data[9000];
+  } qpkt;
+  static qpkt q[64];
+  srd_settings s;
+  srd_peer_settings ps;
+  srd_ep *a, *b, *c;
+  srd_peer_id ab, ac, ba, ca;
+  srd_peer_stats st;
+  srd_path path;
+  srd_cqe cq[4];
+  srd_tstamp now = 0, until = SRD_S;
+  size_t nq = 0, req_len, i, k, steps = 0, injections = 0;
+  uint64_t injected_at = 0;
+  int sent = 0, got = 0;
+  srd_ssize n;
+  (void)state;
+
+  srd_settings_default(&s);
+  s.cc = "fixed";
+  s.cc_fixed_window = 2000;
+  s.seed = 1;
+  assert_int_equal(srd_ep_new(&a, &s, srd_mem_default()), 0);
+  s.seed = 2;
+  assert_int_equal(srd_ep_new(&b, &s, srd_mem_default()), 0);
+  s.seed = 3;
+  assert_int_equal(srd_ep_new(&c, &s, srd_mem_default()), 0);
+  srd_peer_settings_default(&ps);
+  ps.n_paths = 4;
+  assert_int_equal(srd_ep_add_peer(a, &ps, &ab), 0);
+  assert_int_equal(srd_ep_add_peer(a, &ps, &ac), 0);
+  assert_int_equal(srd_ep_add_peer(b, &ps, &ba), 0);
+  assert_int_equal(srd_ep_add_peer(c, &ps, &ca), 0);
+  /* C's handshake request, kept: A hears it again and again. */
+  assert_int_equal(srd_ep_post_send(c, ca, msg, 64, NULL, now), 0);
+  n = srd_ep_write_pkt(c, &path, req, sizeof(req), now);
+  assert_true(n > 0 && req[1] == SRD_PKT_TYPE_HS_REQ);
+  req_len = (size_t)n;
+  fill(msg, LEN, 9);
+  assert_int_equal(srd_ep_post_recv(b, rbuf, LEN, NULL, now), 0);
+  assert_int_equal(srd_ep_post_send(a, ab, msg, LEN, NULL, now), 0);
+  for (;;) {
+    srd_tstamp next = SRD_TSTAMP_NONE;
+    int e;
+    assert_true(++steps < 1000000);
+    /* Writes: A's to B and B's to A cross the wire; A's to C vanish. */
+    for (e = 0; e < 2; ++e) {
+      srd_ep *ep = e ? b : a;
+      while ((n = srd_ep_write_pkt(ep, &path, buf, sizeof(buf), now)) > 0) {
+        if (e == 0 && path.peer == ac) {
+          continue;
+        }
+        assert_true(nq < 64 && (size_t)n <= sizeof(q[0].data));
+        q[nq].due = now + D;
+        q[nq].to = !e;
+        q[nq].len = (size_t)n;
+        memcpy(q[nq].data, buf, (size_t)n);
+        ++nq;
+      }
+      assert_true(n == 0);
+    }
+    /* B waits for its pacing time: C's request, heard well after it. */
+    assert_int_equal(srd_ep_get_peer_stats(a, ab, &st), 0);
+    if (!sent && st.state == SRD_PEER_STATE_ESTABLISHED && st.inflight == 0 &&
+        st.pkts_acked > 0 && st.pkts_sent > injected_at) {
+      injected_at = st.pkts_sent;
+      now += 200 * SRD_US;
+      path.peer = ac;
+      path.path = 0;
+      assert_int_equal(srd_ep_read_pkt(a, &path, req, req_len, now), 0);
+      ++injections;
+      continue;
+    }
+    for (i = 0; i < nq; ++i) {
+      next = q[i].due < next ? q[i].due : next;
+    }
+    for (e = 0; e < 2; ++e) {
+      srd_tstamp t = srd_ep_get_expiry(e ? b : a);
+      next = t < next ? t : next;
+    }
+    if (next == SRD_TSTAMP_NONE || next > until) {
+      break;
+    }
+    now = next > now ? next : now;
+    for (i = 0, k = 0; i < nq; ++i) {
+      if (q[i].due <= now) {
+        path.peer = q[i].to ? ba : ab;
+        path.path = 0;
+        assert_int_equal(srd_ep_get_peer_stats(a, ab, &st), 0);
+        /* An ACK with nothing in flight (B's repeat) is lost: the
+           repeat would wake B by chance, and may be lost on any wire. */
+        if (q[i].to == 1 || st.inflight > 0 ||
+            q[i].data[1] != SRD_PKT_TYPE_ACK) {
+          (void)srd_ep_read_pkt(q[i].to ? b : a, &path, q[i].data, q[i].len,
+                                now);
+        }
+      } else {
+        q[k++] = q[i];
+      }
+    }
+    nq = k;
+    for (e = 0; e < 2; ++e) {
+      srd_ep *ep = e ? b : a;
+      if (srd_ep_get_expiry(ep) <= now) {
+        srd_ep_handle_expiry(ep, now);
+      }
+    }
+    while ((k = srd_ep_poll_cq(a, cq, 4)) > 0) {
+      for (i = 0; i < k; ++i) {
+        tu_assert(cq[i].op == SRD_OP_SEND && cq[i].status == 0);
+        sent = 1;
+      }
+    }
+    while ((k = srd_ep_poll_cq(b, cq, 4)) > 0) {
+      for (i = 0; i < k; ++i) {
+        tu_assert(cq[i].op == SRD_OP_RECV && cq[i].status == 0 &&
+                  cq[i].len == LEN && intact(rbuf, LEN, 9));
+        got = 1;
+      }
+    }
+  }
+  /* Eight packets, each after its pacing wait, each wait overrun. */
+  tu_assert(injections >= 7);
+  tu_assert(sent && got);
+  srd_ep_del(a);
+  srd_ep_del(b);
+  srd_ep_del(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_regress_ordered_late_receives),
@@ -652,6 +797,7 @@ int main(void) {
       cmocka_unit_test(test_regress_acks_after_retirement),
       cmocka_unit_test(test_regress_tap_sees_write_pktv),
       cmocka_unit_test(test_regress_every_bit_flip),
+      cmocka_unit_test(test_regress_paced_peer_wakes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -435,12 +435,16 @@ static int idle_fail(xstate *s, uint64_t now) {
                             k ? "," : "; also waiting on rank ", r);
     }
   }
-  return blame(s, (int)worst,
-               fail(s,
-                    "rank %u (%s) vanished: nothing from it for %.1f s "
-                    "(--idle-timeout)%s",
-                    worst, s->addrs[worst].addr,
-                    (double)(now - s->last_rx[worst]) / 1e9, also));
+  return blame(
+      s, (int)worst,
+      fail(s,
+           "rank %u (%s) vanished: nothing from it for %.1f s "
+           "(--idle-timeout)%s [iteration %u%s: %u of %u messages from it, "
+           "%u sends to it in flight, %u of %zu sends done]",
+           worst, s->addrs[worst].addr, (double)(now - s->last_rx[worst]) / 1e9,
+           also, s->iter, s->in_barrier ? ", in its barrier" : "",
+           s->got[s->iter & 1][worst], s->plan.n_from[worst],
+           s->inflight[worst], s->done_sends, s->plan.n_msgs));
 }
 
 static int data_done(const xstate *s) {
