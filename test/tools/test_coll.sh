@@ -6,12 +6,11 @@
 # killed mid-run makes every other exit 1 naming it, within the idle
 # timeout; mpirun -np 4 the same shuffle when MPI is built in.
 #
-# udp runs with 2 ranks: with 4, a pair of ranks still stalls now and
-# then on this loaded machine (2 shuffles in 8: each of the pair hears
-# nothing from the other for the idle timeout, 0 bad datagrams, 0 RNR),
-# which would make this test flaky; tcp runs with 4.  (A second cause,
-# the udp backend dropping a quiet half-open peer after 2 s so that the
-# data that came later met no peer, 3 incasts in 6, is fixed.)
+# udp ran with 2 ranks until a lost engine wakeup was fixed: with 4, a
+# pair of ranks fell silent to each other now and then (a paced peer left
+# the ready line with no timer; test_regress_paced_peer_wakes).  Earlier,
+# the udp backend dropped a quiet half-open peer after 2 s so that the
+# data that came later met no peer (3 incasts in 6; fixed too).
 #
 # Processes this script starts are ended by PID; every run is bounded by
 # srd-coll's own --time-limit and by timeout(1).
@@ -124,15 +123,16 @@ run_ranks tcp-perm 4 -t tcp "${common[@]}" --shift 3 permutation
 check_json "$tmp/tcp-perm.json" permutation tcp 4 8 3
 echo "ok: tcp shuffle, incast, permutation over 4 ranks, verified"
 
-# udp (libsrd over UDP): 2 ranks, every workload; a shuffle with 3 outputs.
+# udp (libsrd over UDP): 4 ranks, every workload; a shuffle with 6 outputs
+# (not a multiple of the ranks: some ranks own more outputs).
 if [ -n "$(grep -s 'HAVE_URING := 1' "$OUT/config.mk")" ]; then
-  run_ranks udp-shuffle 2 -t udp --paths 4 "${common[@]}" --outputs 3 shuffle
-  check_json "$tmp/udp-shuffle.json" shuffle udp 2 3 1
-  run_ranks udp-incast 2 -t udp --paths 4 "${common[@]}" incast
-  check_json "$tmp/udp-incast.json" incast udp 2 3 1
-  run_ranks udp-perm 2 -t udp --paths 4 "${common[@]}" permutation
-  check_json "$tmp/udp-perm.json" permutation udp 2 3 1
-  echo "ok: udp shuffle, incast, permutation over 2 ranks, verified"
+  run_ranks udp-shuffle 4 -t udp --paths 4 "${common[@]}" --outputs 6 shuffle
+  check_json "$tmp/udp-shuffle.json" shuffle udp 4 6 1
+  run_ranks udp-incast 4 -t udp --paths 4 "${common[@]}" incast
+  check_json "$tmp/udp-incast.json" incast udp 4 8 1
+  run_ranks udp-perm 4 -t udp --paths 4 "${common[@]}" --shift 2 permutation
+  check_json "$tmp/udp-perm.json" permutation udp 4 8 2
+  echo "ok: udp shuffle, incast, permutation over 4 ranks, verified"
 else
   echo "skip: no udp transport in this build"
 fi
@@ -186,7 +186,7 @@ kill_test() {
 }
 kill_test tcp 4 2
 if [ -n "$(grep -s 'HAVE_URING := 1' "$OUT/config.mk")" ]; then
-  kill_test udp 2 1
+  kill_test udp 4 1
 fi
 
 # mpirun: the same shuffle, MPI only for the bootstrap.
@@ -197,13 +197,28 @@ elif ! command -v mpirun > /dev/null; then
 else
   # Open MPI's own allocations at exit are no concern of this test.
   export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-  timeout 60 mpirun -np 4 --allow-run-as-root --oversubscribe \
-    "$BIN" --mpi --bind 127.0.0.1 -t tcp "${common[@]}" --json shuffle \
-    > "$tmp/mpi.json" 2> "$tmp/mpi.err" || {
-    cat "$tmp/mpi.err"
-    fail "mpirun -np 4"
+  # mpi_run NAME TRANSPORT ARGS...: 4 ranks under mpirun, rank 0's JSON.
+  mpi_run() {
+    local name=$1 t=$2
+    shift 2
+    timeout 60 mpirun -np 4 --allow-run-as-root --oversubscribe \
+      "$BIN" --mpi --bind 127.0.0.1 -t "$t" "${common[@]}" --json "$@" \
+      > "$tmp/$name.json" 2> "$tmp/$name.err" || {
+      cat "$tmp/$name.err"
+      fail "mpirun -np 4 $t $*"
+    }
   }
-  check_json "$tmp/mpi.json" shuffle tcp 4 8 1
+  mpi_run mpi-tcp tcp shuffle
+  check_json "$tmp/mpi-tcp.json" shuffle tcp 4 8 1
   echo "ok: mpirun -np 4 shuffle over tcp, verified"
+  if [ -n "$(grep -s 'HAVE_URING := 1' "$OUT/config.mk")" ]; then
+    mpi_run mpi-udp-shuffle udp --paths 4 shuffle
+    check_json "$tmp/mpi-udp-shuffle.json" shuffle udp 4 8 1
+    mpi_run mpi-udp-incast udp --paths 4 incast
+    check_json "$tmp/mpi-udp-incast.json" incast udp 4 8 1
+    mpi_run mpi-udp-perm udp --paths 4 --shift 3 permutation
+    check_json "$tmp/mpi-udp-perm.json" permutation udp 4 8 3
+    echo "ok: mpirun -np 4 shuffle, incast, permutation over udp, verified"
+  fi
 fi
 echo "PASS"
