@@ -7,7 +7,12 @@
  * packet, or ai per packet when the window is below one packet); above it
  * the window shrinks in proportion to the excess, max(1 - beta (delay -
  * target) / delay, 1 - max_mdf), at most once per RTT.  Windows below one
- * packet are paced by the engine.
+ * packet are paced by the engine.  The allowance is the path's
+ * (srd_cc_target) plus Swift's flow-based term, which grows as the window
+ * shrinks (srd_cc_flow_scaling): with many flows at one bottleneck, the
+ * one whose base RTT was measured under the others' queue would otherwise
+ * see every sample above its target and stay at the floor while they
+ * grow.
  *
  * What is specific to spraying: a flow's delay samples come from many
  * paths.  One hot path is the path's problem, and steering (srd_pathset)
@@ -52,6 +57,53 @@ srd_duration srd_cc_target(const srd_cc_target_cfg *cfg,
   t = base_rtt / 100 * cfg->rtt_pct + base_rtt % 100 * cfg->rtt_pct / 100 +
       (srd_duration)cfg->hops * cfg->hop_qdelay;
   return srd_min(srd_max(t, cfg->min), cfg->max);
+}
+
+/* inv_sqrt returns 1/sqrt(x) for x > 0 without libm (libsrd links
+   none): x = m 4^k with m in [0.5, 2), then Newton's iteration for
+   1/sqrt(m) from 1, which converges over that interval (six steps: under
+   1e-9 relative error), times 2^-k. */
+static double inv_sqrt(double x) {
+  double scale = 1.0, y = 1.0;
+  int i;
+
+  while (x >= 2.0) {
+    x *= 0.25;
+    scale *= 0.5;
+  }
+  while (x < 0.5) {
+    x *= 4.0;
+    scale *= 2.0;
+  }
+  for (i = 0; i < 6; ++i) {
+    y *= 1.5 - 0.5 * x * y * y;
+  }
+  return y * scale;
+}
+
+/* Swift's fs_min_cwnd: the window, in packets, that gets the whole
+   range. */
+#define FS_MIN_PKTS 0.1
+
+srd_duration srd_cc_flow_scaling(uint64_t cwnd, uint32_t pkt_bytes,
+                                 uint32_t max_pkts, uint32_t range_pct,
+                                 srd_duration target) {
+  double w, lo, hi, f;
+
+  if (max_pkts < 1 || range_pct == 0 || pkt_bytes == 0) {
+    return 0;
+  }
+  w = (double)cwnd / (double)pkt_bytes;
+  if (w >= (double)max_pkts) {
+    return 0;
+  }
+  if (w < FS_MIN_PKTS) {
+    w = FS_MIN_PKTS;
+  }
+  lo = inv_sqrt((double)max_pkts);
+  hi = inv_sqrt(FS_MIN_PKTS);
+  f = (inv_sqrt(w) - lo) / (hi - lo);
+  return (srd_duration)(f * (double)target * (double)range_pct / 100.0);
 }
 
 static uint64_t clamp_cwnd(const srd_cc_stat *st, double w) {
@@ -128,7 +180,11 @@ static void swift_on_ack(srd_cc *cc, srd_cc_stat *st, const srd_cc_ack *ack,
   if (ack->rtt == 0 || st->min_rtt == UINT64_MAX) {
     return;
   }
-  target = st->min_rtt + st->target_qdelay;
+  /* Swift's flow-based scaling: a small window (one of many flows at a
+     bottleneck) aims higher. */
+  target = st->min_rtt + st->target_qdelay +
+           srd_cc_flow_scaling(st->cwnd, st->pkt_bytes, st->fs_max_pkts,
+                               st->fs_range_pct, st->target_qdelay);
   if (ack->rtt < target) {
     double w = (double)st->cwnd;
     /* Grow only while the window is what limits the sender. */

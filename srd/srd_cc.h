@@ -39,6 +39,16 @@ typedef struct srd_cc_target_cfg {
    srd_cc.c. */
 srd_duration srd_cc_target(const srd_cc_target_cfg *cfg, srd_duration base_rtt);
 
+/* srd_cc_flow_scaling returns Swift's flow-based term for a window of
+   |cwnd| bytes of |pkt_bytes| packets: range_pct percent of |target|
+   times (1/sqrt(w) - 1/sqrt(max)) / (1/sqrt(0.1) - 1/sqrt(max)), w =
+   cwnd / pkt_bytes clamped to [0.1, max = max_pkts]; 0 if max_pkts or
+   range_pct is 0, or max_pkts is below 1.  Pure (and free of libm).
+   Defined in srd_cc.c. */
+srd_duration srd_cc_flow_scaling(uint64_t cwnd, uint32_t pkt_bytes,
+                                 uint32_t max_pkts, uint32_t range_pct,
+                                 srd_duration target);
+
 /* srd_cc_stat is the state congestion control shares with the engine. */
 typedef struct srd_cc_stat {
   /* cwnd is the congestion window in bytes; it may be below one packet,
@@ -57,6 +67,10 @@ typedef struct srd_cc_stat {
      min_rtt changes. */
   srd_duration target_qdelay;
   srd_cc_target_cfg target_cfg;
+  /* fs_max_pkts and fs_range_pct: Swift's flow-based scaling
+     (srd_cc_flow_scaling), off if either is 0. */
+  uint32_t fs_max_pkts;
+  uint32_t fs_range_pct;
   /* init_cwnd, min_cwnd and max_cwnd bound the window. */
   uint64_t init_cwnd;
   uint64_t min_cwnd;

@@ -40,6 +40,8 @@ void srd_settings_default(srd_settings *s) {
   s->cc_target_hops = 0;
   s->cc_target_hop_qdelay = 1 * SRD_US;
   s->cc_target_min = 2 * SRD_US;
+  s->cc_fs_max_window = 16;
+  s->cc_fs_range_pct = 400;
   s->cc_init_window = 64u << 10;
   s->cc_fixed_window = 256u << 10;
   s->path_steering = 1;
@@ -65,7 +67,8 @@ static int settings_valid(const srd_settings *s) {
          s->rnr_backoff_min > 0 && s->rnr_backoff_max >= s->rnr_backoff_min &&
          s->ack_freq >= 1 && s->cc_init_window >= 1 &&
          s->cc_fixed_window >= 1 && s->cc_target_rtt_pct <= 1000 &&
-         s->cc_target_hops <= 64;
+         s->cc_target_hops <= 64 && s->cc_fs_max_window <= 65536 &&
+         s->cc_fs_range_pct <= 10000;
 }
 
 static void *xcalloc(const srd_ep *ep, size_t n, size_t size) {
@@ -355,6 +358,8 @@ int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
   p->ccs.target_cfg.hop_qdelay = ep->settings.cc_target_hop_qdelay;
   p->ccs.target_cfg.min = ep->settings.cc_target_min;
   p->ccs.target_cfg.max = ep->settings.cc_target_qdelay;
+  p->ccs.fs_max_pkts = ep->settings.cc_fs_max_window;
+  p->ccs.fs_range_pct = ep->settings.cc_fs_range_pct;
   p->ccs.init_cwnd = ep->settings.cc_init_window;
   p->ccs.fixed_cwnd = ep->settings.cc_fixed_window;
   p->ccs.min_cwnd = 64;

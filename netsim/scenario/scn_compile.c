@@ -816,6 +816,10 @@ static int do_srd_key(scn_cc *c, scn_transport *t) {
     return get_uint(c, 0, 1000, &r->ep.cc_target_rtt_pct);
   } else if (KEY("target_hops")) {
     return get_uint(c, 0, 64, &r->ep.cc_target_hops);
+  } else if (KEY("fs_max_window")) {
+    return get_uint(c, 0, 65536, &r->ep.cc_fs_max_window);
+  } else if (KEY("fs_range_pct")) {
+    return get_uint(c, 0, 10000, &r->ep.cc_fs_range_pct);
   } else if (KEY("target_hop_qdelay") || KEY("target_min")) {
     if (get_time(c, NETSIM_NS, &x) != 0) {
       return -1;
@@ -881,7 +885,7 @@ static int do_srd_key(scn_cc *c, scn_transport *t) {
                        "type, paths, ordered, steering, cc, mtu, rto_min, "
                        "rto_max, rto_initial, target_qdelay, target_rtt_pct, "
                        "target_hops, target_hop_qdelay, target_min, "
-                       "ack_delay, "
+                       "fs_max_window, fs_range_pct, ack_delay, "
                        "ack_freq, init_window, fixed_window, pkt_window, "
                        "msg_window, max_retries, recv_depth, unexp_msgs, "
                        "unexp_bytes, max_sends");

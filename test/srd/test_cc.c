@@ -4,7 +4,8 @@
  * packet), the delay-proportional decrease only under connection-wide
  * congestion, once per RTT, the window's bounds, losses, the loss-rate
  * round, and timeouts; the delay target, fixed or derived from the
- * path (srd_cc_target).
+ * path (srd_cc_target), and Swift's flow-based scaling of it
+ * (srd_cc_flow_scaling).
  */
 #include <string.h>
 
@@ -530,6 +531,99 @@ static srd_cc_target_cfg tcfg(uint32_t pct, uint32_t hops) {
   return c;
 }
 
+/* near: |got| within |tol| of |want| (nanoseconds). */
+static int near(srd_duration got, double want, double tol) {
+  return (double)got >= want - tol && (double)got <= want + tol;
+}
+
+static void test_cc_flow_scaling(void **state) {
+  /* Swift's term with fs_max 16 packets and a range of 400% of 25 us. */
+  const double range = 100.0 * SRD_US;
+  const double lo = 0.25, hi = 3.16227766016838; /* 1/sqrt 16, 1/sqrt .1 */
+  srd_duration prev = UINT64_MAX;
+  uint64_t w;
+  (void)state;
+
+  /* The whole range at a tenth of a packet and below. */
+  assert_true(
+      near(srd_cc_flow_scaling(PKT / 10, PKT, 16, 400, TARGET), range, 2.0));
+  assert_true(near(srd_cc_flow_scaling(1, PKT, 16, 400, TARGET), range, 2.0));
+  assert_true(near(srd_cc_flow_scaling(0, PKT, 16, 400, TARGET), range, 2.0));
+  /* One packet: (1 - 1/4) / (1/sqrt 0.1 - 1/4) of it; four: (1/2 - 1/4). */
+  assert_true(near(srd_cc_flow_scaling(PKT, PKT, 16, 400, TARGET),
+                   range * (1.0 - lo) / (hi - lo), 2.0));
+  assert_true(near(srd_cc_flow_scaling(4 * PKT, PKT, 16, 400, TARGET),
+                   range * (0.5 - lo) / (hi - lo), 2.0));
+  /* Nothing from fs_max packets up. */
+  assert_true(srd_cc_flow_scaling(16 * PKT, PKT, 16, 400, TARGET) == 0);
+  assert_true(srd_cc_flow_scaling(1000 * PKT, PKT, 16, 400, TARGET) == 0);
+  assert_true(srd_cc_flow_scaling(UINT64_MAX, PKT, 16, 400, TARGET) == 0);
+  /* Off. */
+  assert_true(srd_cc_flow_scaling(PKT, PKT, 0, 400, TARGET) == 0);
+  assert_true(srd_cc_flow_scaling(PKT, PKT, 16, 0, TARGET) == 0);
+  assert_true(srd_cc_flow_scaling(PKT, 0, 16, 400, TARGET) == 0);
+  /* Proportional to the range and the target. */
+  assert_true(near(srd_cc_flow_scaling(PKT, PKT, 16, 200, TARGET),
+                   range / 2 * (1.0 - lo) / (hi - lo), 2.0));
+  assert_true(near(srd_cc_flow_scaling(PKT, PKT, 16, 400, 2 * TARGET),
+                   2 * range * (1.0 - lo) / (hi - lo), 2.0));
+  /* Never rising with the window, from a tenth of a packet to fs_max
+     (the inverse square root is exact to 1e-9 over every scale). */
+  for (w = PKT / 10; w <= 17 * PKT; w += PKT / 7) {
+    srd_duration f = srd_cc_flow_scaling(w, PKT, 16, 400, TARGET);
+    double x = (double)w / PKT < 0.1 ? 0.1 : (double)w / PKT, r = 1.0;
+    int i;
+    assert_true(f <= prev);
+    prev = f;
+    /* Against a reference 1/sqrt by bisection. */
+    if (x < 16) {
+      double a = 0, b = 10;
+      for (i = 0; i < 200; ++i) {
+        r = (a + b) / 2;
+        if (r * r * x > 1) {
+          b = r;
+        } else {
+          a = r;
+        }
+      }
+      assert_true(near(f, range * (r - lo) / (hi - lo), 2.0));
+    }
+  }
+}
+
+static void test_cc_flow_scaling_grows(void **state) {
+  srd_cc cc;
+  srd_cc_stat st;
+  /* Above the path's target by 10 us: a one-packet window is cut without
+     the flow term, and grows with it (its target is 25.8 us higher). */
+  srd_duration rtt = MIN_RTT + TARGET + 10 * SRD_US;
+  srd_tstamp t = 1000 * SRD_US;
+  (void)state;
+
+  setup(&cc, &st, &srd_cc_swift, 0);
+  sampled(&st, rtt);
+  cc.slow_start = 0;
+  st.cwnd = 2 * PKT;
+  st.inflight = 2 * PKT;
+  on_ack(&cc, &st, PKT, 1, rtt, 1, t);
+  assert_true(st.cwnd < 2 * PKT);
+
+  setup(&cc, &st, &srd_cc_swift, 0);
+  st.fs_max_pkts = 16;
+  st.fs_range_pct = 400;
+  sampled(&st, rtt);
+  cc.slow_start = 0;
+  st.cwnd = 2 * PKT;
+  st.inflight = 2 * PKT;
+  on_ack(&cc, &st, PKT, 1, rtt, 1, t);
+  assert_true(st.cwnd > 2 * PKT);
+  /* A window of fs_max packets has no extra allowance: cut. */
+  st.cwnd = 16 * PKT;
+  st.inflight = 16 * PKT;
+  on_ack(&cc, &st, PKT, 1, rtt, 1, t + 100 * SRD_US);
+  assert_true(st.cwnd < 16 * PKT);
+}
+
 static void test_cc_target_fixed(void **state) {
   srd_cc_target_cfg c = tcfg(0, 0);
   (void)state;
@@ -630,6 +724,8 @@ int main(void) {
       cmocka_unit_test(test_cc_target_follows_rtt),
       cmocka_unit_test(test_cc_target_hops),
       cmocka_unit_test(test_cc_target_random),
+      cmocka_unit_test(test_cc_flow_scaling),
+      cmocka_unit_test(test_cc_flow_scaling_grows),
   };
 
   return cmocka_run_group_tests_name("cc", tests, NULL, NULL);

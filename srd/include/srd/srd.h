@@ -283,6 +283,19 @@ typedef struct srd_settings {
      packets' worth of queue that sprayed arrivals build by chance.  If
      above cc_target_qdelay, cc_target_qdelay wins. */
   srd_duration cc_target_min;
+  /* cc_fs_max_window and cc_fs_range_pct are Swift's flow-based scaling:
+     a flow whose window is small (one of many sharing a bottleneck) aims
+     for a longer delay, so that a flow whose base RTT was measured under
+     the others' standing queue, and whose every sample is then above its
+     own target, is not held at the floor while they grow.  The target
+     gains cc_fs_range_pct percent of the delay target times
+     (1/sqrt(w) - 1/sqrt(max)) / (1/sqrt(0.1) - 1/sqrt(max)), w the window
+     in packets, clamped to [0.1, max = cc_fs_max_window]: the whole range
+     at a tenth of a packet, nothing from cc_fs_max_window packets up
+     (defaults 16 packets and 400%; docs/protocol.md).  cc_fs_max_window 0
+     or cc_fs_range_pct 0 turns it off. */
+  uint32_t cc_fs_max_window;
+  uint32_t cc_fs_range_pct;
   /* cc_init_window is the initial congestion window in bytes
      (default 64 KiB). */
   uint32_t cc_init_window;
