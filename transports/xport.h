@@ -150,7 +150,7 @@ typedef struct xport_config {
   xport_impair impair[XPORT_MAX_PATHS];
   /* srd engine knobs (0 or NULL keeps the engine's default). */
   const char *cc;
-  uint64_t rto_min_ns;          /* default 1 ms over UDP */
+  uint64_t rto_min_ns;          /* default 5 ms over UDP */
   uint64_t cc_target_qdelay_ns; /* default 200 us over UDP */
   uint32_t max_retries;
   /* provider (fabric) is the libfabric provider, e.g. "tcp;ofi_rxm",
@@ -235,6 +235,10 @@ typedef struct xport_stats {
   uint64_t sends;     /* send system calls or io_uring send requests */
   uint64_t gso_sends; /* of which UDP GSO sends of several packets */
   uint64_t retransmits;
+  /* srd: packets the engine declared lost by reordering time and by
+     timeout, and of those the ones later acknowledged after all
+     (spurious: reordering or a held ACK, not loss); timeouts fired. */
+  uint64_t losses_rack, losses_rto, spurious_losses, rto_fired;
   /* bad_in counts received datagrams dropped as malformed, foreign,
      stale or from no known peer (srd: the engine's drops plus the
      driver's); tcp: malformed frames. */
@@ -261,6 +265,10 @@ typedef struct xport_stats {
   /* hs_evicted (udp, a server): unfinished handshakes dropped to make
      room for newer ones when the peer table was full (a flood). */
   uint64_t hs_evicted;
+  /* rx_restamped (udp): datagrams whose kernel arrival time was earlier
+     than the engine's clock when they reached it, so they were given the
+     clock's time, and their wait in the socket counted as path delay. */
+  uint64_t rx_restamped;
   /* staged_out, staged_in (XPORT_MEM_CUDA): bytes copied device to host
      before sending and host to device after receiving. */
   uint64_t staged_out, staged_in;

@@ -99,6 +99,35 @@ static void test_udp_echo_v6_busy_poll(void **state) {
   assert_clean(&r, 400);
 }
 
+/* A blocking ping-pong: every datagram reaches the engine with its
+   kernel arrival time (SO_TIMESTAMPNS).  The engine's clock only moves
+   forward, so a datagram that arrived before the driver last read the
+   clock is restamped with the later time, and its wait in the socket
+   counts as path delay.  A driver that read the clock before taking in
+   what had arrived (tried while chasing veth retransmissions) restamped
+   nearly every datagram: an engine RTT of 130 us over a veth whose round
+   trip is 13 us, and the delay target shrank the window to nothing.  In
+   a ping-pong each datagram arrives after the post that caused it, so
+   none needs restamping; a tenth leaves room for timers and ACKs of
+   their own. */
+static void test_udp_arrivals_keep_kernel_time(void **state) {
+  xport_config c;
+  xt_result r;
+  xport_stats cst, sst;
+
+  (void)state;
+  seed = tu_seed("udp_arrivals_keep_kernel_time");
+  base_cfg(&c, AF_INET);
+  assert_int_equal(echo_case(&c, &c, 300, 1000, 1, &r, &cst, &sst), 0);
+  assert_clean(&r, 300);
+  printf("  restamped: client %llu of %llu datagrams, server %llu of %llu\n",
+         (unsigned long long)cst.rx_restamped, (unsigned long long)cst.pkts_in,
+         (unsigned long long)sst.rx_restamped, (unsigned long long)sst.pkts_in);
+  tu_assert(cst.pkts_in >= 300 && sst.pkts_in >= 300);
+  tu_assert(cst.rx_restamped * 10 <= cst.pkts_in);
+  tu_assert(sst.rx_restamped * 10 <= sst.pkts_in);
+}
+
 /* The busy poll reads the base port itself and connects its sending
    sockets while it has a single peer: with one peer, two, and one again
    (after the first is removed), every echo comes back exactly once, also
@@ -706,6 +735,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_udp_echo_v4_blocking),
       cmocka_unit_test(test_udp_echo_v6_busy_poll),
+      cmocka_unit_test(test_udp_arrivals_keep_kernel_time),
       cmocka_unit_test(test_udp_fallbacks),
       cmocka_unit_test(test_udp_gso_bursts_and_spraying),
       cmocka_unit_test(test_udp_impaired_exactly_once),

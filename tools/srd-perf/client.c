@@ -666,10 +666,16 @@ static int run_size(client *c, uint64_t size, result *r) {
     fprintf(stderr,
             "%s: engine: srtt %.1f us, min rtt %.1f us, rto %.1f us, cwnd "
             "%" PRIu64 " B, rnr %" PRIu64 "/%" PRIu64 ", %" PRIu64
-            " packets in %" PRIu64 " sends; drops (all time):",
+            " packets in %" PRIu64 " sends; lost %" PRIu64
+            " by reordering, %" PRIu64 " by %" PRIu64 " timeouts, %" PRIu64
+            " of them spurious; %" PRIu64 " arrivals restamped; drops (all "
+            "time):",
             tool_name(), (double)b.srtt_ns / 1e3, (double)b.min_rtt_ns / 1e3,
             (double)b.rto_ns / 1e3, b.cwnd_bytes, b.rnr_sent, b.rnr_received,
-            b.pkts_out - a.pkts_out, b.sends - a.sends);
+            b.pkts_out - a.pkts_out, b.sends - a.sends,
+            b.losses_rack - a.losses_rack, b.losses_rto - a.losses_rto,
+            b.rto_fired - a.rto_fired, b.spurious_losses - a.spurious_losses,
+            b.rx_restamped - a.rx_restamped);
     report_drops(stderr, b.drops);
     fprintf(stderr, "\n");
   }

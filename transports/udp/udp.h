@@ -226,6 +226,9 @@ typedef struct xport_udp {
   uint64_t unknown_src, rx_truncated, driver_bad;
   uint64_t last_gc;    /* when udp_peer_gc last looked */
   uint64_t hs_evicted; /* unfinished handshakes evicted for new ones */
+  /* datagrams whose kernel arrival time the engine's clock had passed:
+     given the clock's time, their wait counts as path delay */
+  uint64_t rx_restamped;
   /* Kernel receive timestamps (SO_TIMESTAMPNS, CLOCK_REALTIME) and the
      offset that turns them into CLOCK_MONOTONIC; last_now keeps the time
      given to the engine from going backwards. */

@@ -252,6 +252,10 @@ static void udp_get_stats(xport *xp, xport_stats *st) {
   st->sends = x->sends;
   st->gso_sends = x->gso_sends;
   st->retransmits = es.retransmits;
+  st->losses_rack = es.losses_rack;
+  st->losses_rto = es.losses_rto;
+  st->spurious_losses = es.spurious_losses;
+  st->rto_fired = es.rto_fired;
   st->bad_in = x->driver_bad;
   for (d = 0; d < SRD_DROP_REASONS; ++d) {
     /* Network duplicates and refusals for want of a buffer are the
@@ -275,6 +279,7 @@ static void udp_get_stats(xport *xp, xport_stats *st) {
   }
   st->n_paths = x->nfd;
   st->hs_evicted = x->hs_evicted;
+  st->rx_restamped = x->rx_restamped;
   st->rnr_sent = es.rnr_sent;
   st->rnr_received = es.rnr_received;
   for (d = 0; d < SRD_DROP_REASONS && d < 16; ++d) {

@@ -77,6 +77,8 @@ static void input_datagram(xport_udp *x, uint16_t sock, const void *name,
      later calls then use at least that time (udp_tnow). */
   if (arrival == 0) {
     arrival = now;
+  } else if (arrival < x->last_now) {
+    ++x->rx_restamped; /* the engine's clock passed it (udp_progress) */
   }
   if (arrival < x->last_now) {
     arrival = x->last_now;
