@@ -69,10 +69,13 @@ INSTALL_SHARE += $(foreach f,$(wildcard scenarios/cdf/*),scenarios/cdf:$(f))
 # The side-by-side ratios (srd-perf -t udp against kernel TCP, raw UDP
 # and, when installed, libfabric's udp;ofi_rxd), the simulator's speed and
 # the engine's: reports, not pass/fail tests.
-.PHONY: bench-transports bench-sim bench-engine demo-sim
-bench: bench-transports bench-sim bench-engine
+.PHONY: bench-transports bench-veth bench-sim bench-engine demo-sim
+bench: bench-transports bench-veth bench-sim bench-engine
 bench-transports: $(BIN)/srd-perf $(BIN)/udp-baseline
 	$(Q)./tools/bench-transports.sh $(BIN)
+# Between two network namespaces over a veth at MTU 1500 and 9001 (root).
+bench-veth: $(BIN)/srd-perf
+	$(Q)./tools/bench-veth.sh $(BIN)
 bench-sim: $(BIN)/srd-sim
 	$(Q)$(BIN)/srd-sim bench
 bench-engine: $(BIN)/srd-bench

@@ -74,7 +74,7 @@ static void usage(FILE *f) {
       "                           bw and rate: blocking]\n"
       "  --no-gso, --no-gro, --no-multishot   srd: turn kernel features off\n"
       "  --cc NAME                srd: congestion control [swift]\n"
-      "  --rto-min US             srd: retransmission timeout floor [1000]\n"
+      "  --rto-min US             srd: retransmission timeout floor [5000]\n"
       "  --target-qdelay US       srd: queueing delay target [200]\n"
       "  --provider NAME          fabric: the libfabric provider, e.g.\n"
       "                           tcp;ofi_rxm, udp;ofi_rxd, efa [FI_PROVIDER,\n"
