@@ -16,8 +16,10 @@
  * name is opaque and only known once it is open, so the peers trade names
  * over a TCP connection first.  A listening xport listens on cfg.port
  * (TCP, cfg.bind_addr); xport_add_peer connects there and both sides send
- * one hello: u32 magic "SRDF", u32 version 1, u32 name length (<= 256),
- * then the name (big-endian integers).  The server inserts the client's
+ * one hello: u32 magic "SRDF", u32 version 2, u32 name length (<= 256),
+ * u32 tag (the sender's index for the receiver of the hello, which that
+ * receiver's sends carry as remote CQ data), then the name (big-endian
+ * integers).  The server inserts the client's
  * name in its address vector before it answers, so the client's first
  * message always finds its sender known; the client inserts the server's
  * on the answer and only then posts the sends queued meanwhile.  The
@@ -81,9 +83,9 @@
 #define FA_MAP 4096      /* fi_addr values (AV table indices) the map holds */
 #define MAX_OOB 32       /* exchanges in progress (server side) */
 #define NAME_MAX_LEN 256 /* the longest endpoint name accepted */
-#define HELLO_HDR 12     /* magic, version, length */
+#define HELLO_HDR 16     /* magic, version, length, tag */
 #define OOB_MAGIC 0x53524446u /* "SRDF" */
-#define OOB_VERSION 1
+#define OOB_VERSION 2
 #define CQ_BATCH 64
 #define WAIT_SLICE_NS 200000ull
 
@@ -129,6 +131,9 @@ typedef struct fpeer {
      errors is said once: err and prov_errno, and how many followed. */
   int log_err, log_prov;
   uint64_t log_repeats;
+  /* tag_out: what our sends to it carry as remote CQ data, its index
+     for us (from its hello), which names us at its end. */
+  uint32_t tag_out;
 } fpeer;
 
 typedef struct xport_fabric {
@@ -142,6 +147,12 @@ typedef struct xport_fabric {
   struct fid_ep *ep;
   int cq_fd; /* FI_WAIT_FD's fd, or -1 */
   int sas;   /* the provider orders sends after sends */
+  /* cqdata: sends carry the receiver's index for us as remote CQ data
+     (the provider has cq_data_size >= 4), which names a receive's
+     sender; otherwise FI_SOURCE does.  udp;ofi_rxd (libfabric 1.17)
+     reported every receive of a 3-rank exchange as from the same
+     address, and a rank then sent one peer's data to another. */
+  int cqdata;
   uint8_t name[NAME_MAX_LEN];
   size_t name_len;
   int lfd; /* the exchange's listening socket, or -1 */
@@ -439,7 +450,10 @@ static int submit(xport_fabric *x, fop *o) {
     desc = r ? fi_mr_desc((struct fid_mr *)r->handle) : NULL;
   }
   if (o->op == XPORT_OP_SEND) {
-    rv = fi_send(x->ep, o->buf, o->len, desc, x->peers[o->peer].fa, &o->fctx);
+    const fpeer *p = &x->peers[o->peer];
+    rv = x->cqdata ? fi_senddata(x->ep, o->buf, o->len, desc, p->tag_out, p->fa,
+                                 &o->fctx)
+                   : fi_send(x->ep, o->buf, o->len, desc, p->fa, &o->fctx);
   } else {
     rv = fi_recv(x->ep, o->buf, o->len, desc, FI_ADDR_UNSPEC, &o->fctx);
   }
@@ -518,13 +532,14 @@ static uint32_t get32(const uint8_t *p) {
          p[3];
 }
 
-static int send_hello(xport_fabric *x, int fd) {
+static int send_hello(xport_fabric *x, int fd, uint32_t tag) {
   uint8_t b[HELLO_HDR + NAME_MAX_LEN];
   size_t n = HELLO_HDR + x->name_len;
 
   put32(b, OOB_MAGIC);
   put32(b + 4, OOB_VERSION);
   put32(b + 8, (uint32_t)x->name_len);
+  put32(b + 12, tag); /* our index for the peer: its sends name us by it */
   memcpy(b + HELLO_HDR, x->name, x->name_len);
   /* A fresh connection's send buffer takes these few hundred bytes. */
   return send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)n ? 0
@@ -608,7 +623,7 @@ static void oob_step(xport_fabric *x, oob *o, short re) {
         return;
       }
       getsockopt(o->fd, SOL_SOCKET, SO_ERROR, &err, &l);
-      if (err == 0 && (rv = send_hello(x, o->fd)) != 0) {
+      if (err == 0 && (rv = send_hello(x, o->fd, (uint32_t)o->peer)) != 0) {
         err = -rv;
       }
       if (err) {
@@ -629,6 +644,7 @@ static void oob_step(xport_fabric *x, oob *o, short re) {
       if (rv == 0) {
         p->state = P_READY;
         p->has_fa = 1;
+        p->tag_out = get32(o->in + 12);
         x->fa_peer[p->fa] = o->peer;
       }
     }
@@ -653,7 +669,7 @@ static void oob_step(xport_fabric *x, oob *o, short re) {
       getpeername(o->fd, (struct sockaddr *)&p->addr, &p->alen);
       if (av_insert(x, o, &p->fa) != 0) {
         /* refused: the client sees the connection close */
-      } else if (send_hello(x, o->fd) != 0) {
+      } else if (send_hello(x, o->fd, (uint32_t)id) != 0) {
         fi_av_remove(x->av, &p->fa, 1, 0);
       } else {
         p->state = P_READY;
@@ -661,6 +677,7 @@ static void oob_step(xport_fabric *x, oob *o, short re) {
         p->log_err = p->log_prov = 0;
         p->has_fa = 1;
         p->inflight = 0;
+        p->tag_out = get32(o->in + 12);
         x->fa_peer[p->fa] = id;
       }
     }
@@ -781,7 +798,7 @@ static void read_errors(xport_fabric *x) {
 /* read_cq moves what the completion queue holds into the ring; returns
    how many entries it read, or a negative fi_errno of the queue. */
 static int read_cq(xport_fabric *x) {
-  struct fi_cq_msg_entry ent[CQ_BATCH];
+  struct fi_cq_data_entry ent[CQ_BATCH];
   fi_addr_t src[CQ_BATCH];
   int total = 0;
 
@@ -811,7 +828,12 @@ static int read_cq(xport_fabric *x) {
       }
       o->posted = 0;
       if (o->op == XPORT_OP_RECV) {
-        int id = src[i] < FA_MAP ? x->fa_peer[src[i]] : -1;
+        int id = -1;
+        if (x->cqdata && (ent[i].flags & FI_REMOTE_CQ_DATA)) {
+          id = ent[i].data < MAX_PEERS ? (int)ent[i].data : -1;
+        } else if (src[i] < FA_MAP) {
+          id = x->fa_peer[src[i]];
+        }
         if (id >= 0 && x->peers[id].state == P_READY) {
           o->peer = (xport_peer)id;
         } else {
@@ -846,7 +868,7 @@ static int cmp_seq(const void *a, const void *b) {
 static int reset_ep(xport_fabric *x, int id) {
   fpeer *p = &x->peers[id];
   fop **rv = malloc(x->cfg.max_recvs * sizeof(*rv));
-  struct fi_cq_msg_entry ent[CQ_BATCH];
+  struct fi_cq_data_entry ent[CQ_BATCH];
   struct fi_cq_err_entry e;
   uint32_t i, nr = 0, ns = 0;
   char a[80];
@@ -1239,11 +1261,13 @@ static const char *fab_describe(xport *xp) {
   snprintf(
       x->desc, sizeof(x->desc),
       "libfabric %u.%u provider %s, fabric %s, domain %s: FI_EP_RDM "
-      "FI_MSG, order %s, %s progress, max msg %zu, inject %zu, %s",
+      "FI_MSG, order %s, %s progress, max msg %zu, inject %zu, senders by "
+      "%s, %s",
       FI_MAJOR(fi_version()), FI_MINOR(fi_version()), i->fabric_attr->prov_name,
       i->fabric_attr->name, i->domain_attr->name, x->sas ? "SAS" : "none",
       i->domain_attr->data_progress == FI_PROGRESS_MANUAL ? "manual" : "auto",
       i->ep_attr->max_msg_size, i->tx_attr->inject_size,
+      x->cqdata ? "CQ data" : "FI_SOURCE",
       x->cfg.busy_poll ? "busy-poll"
       : x->cq_fd >= 0  ? "blocking (poll on the CQ's fd)"
                        : "blocking (sleep slices)");
@@ -1341,8 +1365,9 @@ static int open_fabric(xport_fabric *x) {
   const char *step;
   int rv;
 
+  x->cqdata = x->info->domain_attr->cq_data_size >= 4;
   memset(&cqa, 0, sizeof(cqa));
-  cqa.format = FI_CQ_FORMAT_MSG;
+  cqa.format = FI_CQ_FORMAT_DATA;
   cqa.size = x->cfg.max_sends + x->cfg.max_recvs;
   cqa.wait_obj = x->cfg.busy_poll ? FI_WAIT_NONE : FI_WAIT_FD;
   memset(&ava, 0, sizeof(ava));
