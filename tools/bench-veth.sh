@@ -7,7 +7,8 @@
 # ratio and srd's retransmissions (of which spurious: the server took the
 # packet before).  A report, not a pass/fail test: exits 0 unless a tool
 # is missing; needs root (says so and exits 0 without it).  Every run is
-# bounded by -D and a timeout.
+# bounded by -D and a timeout.  Last, 64 B busy-poll round trips, srd
+# against kernel TCP, over the same veth.
 set -u
 BIN=${1:-build/bin}
 REPS=${REPS:-5}
@@ -69,4 +70,22 @@ for mtu in 1500 9001; do
     "$(median "${rx[@]}")" "$(median "${du[@]}")"
   echo "   runs: srd MB/s/retransmits ${sr[*]} | tcp MB/s ${tr[*]}"
 done
+
+# 64 B busy-poll round trips over the same veth (MTU 9001 left set), srd
+# against kernel TCP (srd-perf -t tcp, TCP_NODELAY): the p50 of each run.
+lat() {
+  ip netns exec $A timeout 40 "$PERF" -t "$1" -T lat -s 64 -n 20000 --busy-poll \
+    --json 198.18.60.2 2>/dev/null | python3 -c '
+import json, sys
+try:
+    print(json.load(sys.stdin)["lat_us"]["p50"])
+except Exception:
+    print("nan")'
+}
+s=(); t=()
+for ((r = 0; r < REPS; r++)); do s+=("$(lat udp)"); t+=("$(lat tcp)"); done
+S=$(median "${s[@]}"); T=$(median "${t[@]}")
+printf '64 B busy-poll RTT p50: srd %.2f us, kernel TCP %.2f us (%.2fx)\n' "$S" "$T" \
+  "$(awk -v a="$S" -v b="$T" 'BEGIN { print (b > 0) ? a / b : 0 }')"
+echo "   runs: srd ${s[*]} | tcp ${t[*]}"
 exit 0
