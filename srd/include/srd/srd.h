@@ -32,7 +32,7 @@ extern "C" {
 
 #define SRD_VERSION_STR "0.1.0"
 /* SRD_PROTO_VERSION is the wire format version carried in every packet. */
-#define SRD_PROTO_VERSION 2
+#define SRD_PROTO_VERSION 3
 
 /* srd_tstamp is a point in time in nanoseconds on the driver's clock. */
 typedef uint64_t srd_tstamp;
@@ -533,8 +533,8 @@ SRD_EXTERN srd_ssize srd_ep_write_pktv(srd_ep *ep, srd_path *path, uint8_t *hdr,
 
 /* SRD_PKT_MAX_HDR bounds the header of any packet that carries payload,
    an acknowledgement riding on it included.  With a |hdr| smaller than
-   this (at least 64 bytes), acknowledgements do not ride on data. */
-#define SRD_PKT_MAX_HDR 176
+   this (at least 76 bytes), acknowledgements do not ride on data. */
+#define SRD_PKT_MAX_HDR 184
 /* SRD_PKT_MAX_CTL bounds every packet without payload: a standalone
    acknowledgement with all its ranges, echoes and notices is the largest.
    A |hdr| smaller than this gets SRD_ERR_NOBUF whenever a standalone
