@@ -624,6 +624,9 @@ int srd_pkt_peek(const uint8_t *pkt, size_t len, srd_pkt_info *info) {
   info->path = get16(pkt + 12);
   info->hdrlen = span;
   info->handshake = pkt[1] >= SRD_PKT_HS_REQ && pkt[1] <= SRD_PKT_HS_CONFIRM;
+  info->hs_echo =
+      pkt[1] == SRD_PKT_HS_CONFIRM ||
+      (pkt[1] == SRD_PKT_DATA && (info->flags & SRD_DATA_FLAG_HS_ECHO) != 0);
   if (pkt[1] == SRD_PKT_DATA) {
     info->msg_id = get32(pkt + 24);
     info->msg_len = get32(pkt + 32);

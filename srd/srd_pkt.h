@@ -95,6 +95,10 @@
 #define SRD_PKT_HS_REQ_LEN 52
 #define SRD_PKT_HS_RESP_LEN 52
 #define SRD_PKT_HS_CONFIRM_LEN 40
+#if SRD_HS_ANSWER_LEN != SRD_PKT_HS_RESP_LEN ||                                \
+    SRD_PKT_HS_REQ_LEN < SRD_PKT_HS_RESP_LEN
+#  error "an HS_REQ must be at least as long as its answer, srd.h's length"
+#endif
 #define SRD_PKT_SYNC_LEN 28
 
 /* Bounds on the arrays of one ACK. */

@@ -1801,6 +1801,9 @@ static void test_pkt_peek(void **state) {
       assert_int_equal(info.path, 63);
       assert_int_equal(info.hdrlen, hdrlen);
       assert_int_equal(!!info.handshake, is_hs);
+      assert_int_equal(!!info.hs_echo,
+                       k == K_HS_CONFIRM ||
+                           (is_data && (pkt.c.flags & SRD_DATA_FLAG_HS_ECHO)));
       assert_int_equal(info.msg_id, is_data ? pkt.u.data.msg_id : 0);
       assert_int_equal(info.msg_len, is_data ? pkt.u.data.msg_len : 0);
       assert_int_equal(info.offset, is_data ? pkt.u.data.offset : 0);
