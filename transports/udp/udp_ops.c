@@ -274,7 +274,9 @@ static void udp_get_stats(xport *xp, xport_stats *st) {
     st->imp_dup_delayed += is->dup_delayed;
   }
   st->n_paths = x->nfd;
-  st->hs_evicted = x->hs_evicted;
+  st->hs_answered = x->hs_answered;
+  st->hs_full = x->hs_full;
+  st->peers_max = x->peers_max;
   st->rnr_sent = es.rnr_sent;
   st->rnr_received = es.rnr_received;
   for (d = 0; d < SRD_DROP_REASONS && d < 16; ++d) {
