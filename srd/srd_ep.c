@@ -46,6 +46,7 @@ void srd_settings_default(srd_settings *s) {
   s->cc_fixed_window = 256u << 10;
   s->path_steering = 1;
   s->payload_crc = 1;
+  s->hs_cookie_period = 2 * SRD_S;
 }
 
 void srd_peer_settings_default(srd_peer_settings *ps) {
@@ -68,7 +69,7 @@ static int settings_valid(const srd_settings *s) {
          s->ack_freq >= 1 && s->cc_init_window >= 1 &&
          s->cc_fixed_window >= 1 && s->cc_target_rtt_pct <= 1000 &&
          s->cc_target_hops <= 64 && s->cc_fs_max_window <= 65536 &&
-         s->cc_fs_range_pct <= 10000;
+         s->cc_fs_range_pct <= 10000 && s->hs_cookie_period > 0;
 }
 
 static void *xcalloc(const srd_ep *ep, size_t n, size_t size) {
@@ -105,6 +106,16 @@ int srd_ep_new(srd_ep **pep, const srd_settings *settings, const srd_mem *mem) {
   do {
     ep->conn_id = srd_pcg_u32(&ep->pcg);
   } while (ep->conn_id == 0);
+  {
+    /* The cookie key comes from a stream of its own, so that the
+       endpoint's other draws are what they were without it. */
+    srd_pcg k;
+    srd_pcg_init(&k, settings->seed, 0x4853u /* "HS" */);
+    for (i = 0; i < SRD_SIPHASH_KEY_LEN; i += 4) {
+      uint32_t w = srd_pcg_u32(&k);
+      memcpy(ep->hs_key + i, &w, 4);
+    }
+  }
   /* Fragment bitmaps are sized for the smallest MTU a peer may
      negotiate. */
   ep->max_frags =

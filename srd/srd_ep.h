@@ -27,6 +27,7 @@
 #include "srd_macro.h"
 #include "srd_pathset.h"
 #include "srd_pcg.h"
+#include "srd_siphash.h"
 #include "srd_pkt.h"
 #include "srd_pq.h"
 #include "srd_rtb.h"
@@ -271,6 +272,15 @@ struct srd_ep {
   uint32_t frag_words;      /* uint64_t words of a fragment bitmap */
   size_t max_pkt;           /* largest datagram written */
   uint8_t *tap_buf;         /* pkt_tap: a datagram assembled from its pieces */
+
+  /* The stateless handshake (srd_hs.c): the cookie key, the one it
+     replaced (if hs_has_prev), and the incarnation ids of the sessions
+     that cookies opened lately, a ring against replays. */
+  uint8_t hs_key[SRD_SIPHASH_KEY_LEN];
+  uint8_t hs_key_prev[SRD_SIPHASH_KEY_LEN];
+  int hs_has_prev;
+  uint32_t hs_spent[SRD_HS_SPENT];
+  uint32_t hs_spent_next;
 
   srd_peer **peers; /* max_peers entries, NULL where no peer */
 
@@ -576,6 +586,12 @@ SRD_COLD void srd_tx_session_reset(srd_ep *ep, srd_peer *p, srd_tstamp now);
 int srd_rx_packet(srd_ep *ep, srd_peer *p, const srd_pkt *pkt,
                   const uint8_t *pay1, size_t len1, const uint8_t *pay2,
                   size_t len2, srd_tstamp now);
+
+/* srd_rx_establish makes |conn| the proven incarnation of |p|, with its
+   handshake parameters |params| (mtu, max_msg_size, msg_window), as a
+   confirmed cookie does; a stateless handshake's peer starts so. */
+SRD_COLD void srd_rx_establish(srd_ep *ep, srd_peer *p, uint32_t conn,
+                               const srd_pkt_hs *params, srd_tstamp now);
 
 /* srd_rx_session_reset ends the receiving side of |p|'s session:
    messages complete here that wait for a receive stay, deliverable in

@@ -96,6 +96,9 @@ srd_ssize srd_pkt_encode_data(uint8_t *buf, size_t cap, const srd_pkt_common *c,
   put32(buf + 52, (c->flags & SRD_DATA_FLAG_PCRC) ? d->pcrc : 0);
   if (c->flags & SRD_DATA_FLAG_HS_ECHO) {
     put64(buf + 56, d->hs_echo);
+    put32(buf + 64, d->hs_mtu);
+    put32(buf + 68, d->hs_max_msg_size);
+    put32(buf + 72, d->hs_msg_window);
   }
   if (c->flags & SRD_DATA_FLAG_ACK) {
     put_ack_body(buf + base, d->ack);
@@ -181,7 +184,7 @@ srd_ssize srd_pkt_encode_hs(uint8_t *buf, size_t cap, uint8_t type,
     put32(buf + 28, hs->mtu);
     put32(buf + 32, hs->max_msg_size);
     put32(buf + 36, hs->msg_window);
-    put32(buf + 40, 0);
+    memset(buf + 40, 0, SRD_PKT_HS_REQ_LEN - 40); /* reserved, padding */
     break;
   case SRD_PKT_HS_RESP:
     put64(buf + 20, hs->echo);
@@ -193,6 +196,9 @@ srd_ssize srd_pkt_encode_hs(uint8_t *buf, size_t cap, uint8_t type,
     break;
   default:
     put64(buf + 20, hs->echo);
+    put32(buf + 28, hs->mtu);
+    put32(buf + 32, hs->max_msg_size);
+    put32(buf + 36, hs->msg_window);
     break;
   }
   srd_pkt_seal(buf, n);
@@ -227,12 +233,26 @@ static int exact(size_t len, size_t total, size_t n, srd_drop_reason *why) {
   return 0;
 }
 
+/* params_ok checks a handshake's parameters (mtu, max_msg_size and
+   msg_window), wherever they ride. */
+static int params_ok(uint32_t mtu, uint32_t max_msg_size, uint32_t msg_window) {
+  return mtu >= SRD_PKT_MIN_MTU && mtu <= SRD_PKT_MAX_MTU &&
+         max_msg_size >= 1 && max_msg_size <= SRD_PKT_MAX_MSG_SIZE &&
+         srd_is_pow2(msg_window) && msg_window <= SRD_PKT_MAX_MSG_WINDOW;
+}
+
 static int hs_params_ok(const srd_pkt_hs *hs) {
-  return hs->nonce != 0 && hs->mtu >= SRD_PKT_MIN_MTU &&
-         hs->mtu <= SRD_PKT_MAX_MTU && hs->max_msg_size >= 1 &&
-         hs->max_msg_size <= SRD_PKT_MAX_MSG_SIZE &&
-         srd_is_pow2(hs->msg_window) &&
-         hs->msg_window <= SRD_PKT_MAX_MSG_WINDOW;
+  return hs->nonce != 0 && params_ok(hs->mtu, hs->max_msg_size, hs->msg_window);
+}
+
+/* zeros says whether the |n| bytes at |p| are all 0. */
+static int zeros(const uint8_t *p, size_t n) {
+  uint8_t acc = 0;
+
+  while (n--) {
+    acc |= *p++;
+  }
+  return acc == 0;
 }
 
 static int decode_data(srd_pkt *pkt, const uint8_t *buf, size_t len,
@@ -269,12 +289,20 @@ static int decode_data(srd_pkt *pkt, const uint8_t *buf, size_t len,
   d->tx_count = buf[42];
   d->tx_ts = get64(buf + 44);
   d->pcrc = get32(buf + 52);
-  d->hs_echo = (pkt->c.flags & SRD_DATA_FLAG_HS_ECHO) ? get64(buf + 56) : 0;
+  d->hs_echo = d->hs_mtu = d->hs_max_msg_size = d->hs_msg_window = 0;
+  if (pkt->c.flags & SRD_DATA_FLAG_HS_ECHO) {
+    d->hs_echo = get64(buf + 56);
+    d->hs_mtu = get32(buf + 64);
+    d->hs_max_msg_size = get32(buf + 68);
+    d->hs_msg_window = get32(buf + 72);
+  }
   if (buf[43] != 0 || d->tx_count == 0 || pkt->c.dst_conn == 0 ||
       (!(pkt->c.flags & SRD_DATA_FLAG_PCRC) && d->pcrc != 0)) {
     return refuse(why, SRD_DROP_BAD_FIELD);
   }
-  if ((pkt->c.flags & SRD_DATA_FLAG_HS_ECHO) && d->hs_echo == 0) {
+  if ((pkt->c.flags & SRD_DATA_FLAG_HS_ECHO) &&
+      (d->hs_echo == 0 ||
+       !params_ok(d->hs_mtu, d->hs_max_msg_size, d->hs_msg_window))) {
     return refuse(why, SRD_DROP_BAD_FIELD);
   }
   if (total < hdrlen + d->payload_len) {
@@ -396,7 +424,7 @@ static int decode_hs(srd_pkt *pkt, const uint8_t *buf, size_t len, size_t total,
     hs->mtu = get32(buf + 28);
     hs->max_msg_size = get32(buf + 32);
     hs->msg_window = get32(buf + 36);
-    if (get32(buf + 40) != 0 || !hs_params_ok(hs)) {
+    if (!zeros(buf + 40, SRD_PKT_HS_REQ_LEN - 40) || !hs_params_ok(hs)) {
       return refuse(why, SRD_DROP_BAD_FIELD);
     }
     break;
@@ -421,7 +449,11 @@ static int decode_hs(srd_pkt *pkt, const uint8_t *buf, size_t len, size_t total,
       return SRD_ERR_PROTO;
     }
     hs->echo = get64(buf + 20);
-    if (hs->echo == 0 || pkt->c.dst_conn == 0) {
+    hs->mtu = get32(buf + 28);
+    hs->max_msg_size = get32(buf + 32);
+    hs->msg_window = get32(buf + 36);
+    if (hs->echo == 0 || pkt->c.dst_conn == 0 ||
+        !params_ok(hs->mtu, hs->max_msg_size, hs->msg_window)) {
       return refuse(why, SRD_DROP_BAD_FIELD);
     }
     break;
@@ -592,6 +624,9 @@ int srd_pkt_peek(const uint8_t *pkt, size_t len, srd_pkt_info *info) {
   info->path = get16(pkt + 12);
   info->hdrlen = span;
   info->handshake = pkt[1] >= SRD_PKT_HS_REQ && pkt[1] <= SRD_PKT_HS_CONFIRM;
+  info->hs_echo =
+      pkt[1] == SRD_PKT_HS_CONFIRM ||
+      (pkt[1] == SRD_PKT_DATA && (info->flags & SRD_DATA_FLAG_HS_ECHO) != 0);
   if (pkt[1] == SRD_PKT_DATA) {
     info->msg_id = get32(pkt + 24);
     info->msg_len = get32(pkt + 32);

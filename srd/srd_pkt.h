@@ -40,7 +40,10 @@
 #define SRD_PKT_TYPE_MAX 6
 
 /* SRD_DATA_FLAG_HS_ECHO: the data header carries the 8-byte handshake
-   cookie of the receiver, proving the sender's incarnation is live. */
+   cookie of the receiver, proving the sender's incarnation is live, and
+   the sender's handshake parameters (mtu, max_msg_size, msg_window, as in
+   its HS_REQ), so that a stateless responder (srd_ep_accept_cookie) that
+   kept nothing can open the session from this packet alone. */
 #define SRD_DATA_FLAG_HS_ECHO 0x0001u
 /* SRD_DATA_FLAG_ACK: an acknowledgement rides on the data packet: the
    fields of an ACK after its common header (without NACKs, with at most
@@ -75,7 +78,7 @@
 #define SRD_PKT_COMMON_LEN 20
 #define SRD_PKT_HCRC_OFF 16
 #define SRD_PKT_DATA_HDR_LEN 56
-#define SRD_PKT_DATA_ECHO_LEN 8
+#define SRD_PKT_DATA_ECHO_LEN 20
 #define SRD_PKT_ACK_HDR_LEN 32
 #define SRD_PKT_ACK_RANGE_LEN 4
 #define SRD_PKT_ACK_ECHO_LEN 20
@@ -85,9 +88,17 @@
   (SRD_PKT_ACK_HDR_LEN - SRD_PKT_COMMON_LEN +                                  \
    SRD_PIGGY_MAX_RANGES * SRD_PKT_ACK_RANGE_LEN +                              \
    SRD_PIGGY_MAX_ECHO * SRD_PKT_ACK_ECHO_LEN)
-#define SRD_PKT_HS_REQ_LEN 44
+/* An HS_REQ is padded to the length of the HS_RESP it asks for, so that
+   an answer is never larger than its request (no amplification towards a
+   forged source address); a stateless responder refuses anything shorter
+   (srd_ep_answer_hs). */
+#define SRD_PKT_HS_REQ_LEN 52
 #define SRD_PKT_HS_RESP_LEN 52
-#define SRD_PKT_HS_CONFIRM_LEN 28
+#define SRD_PKT_HS_CONFIRM_LEN 40
+#if SRD_HS_ANSWER_LEN != SRD_PKT_HS_RESP_LEN ||                                \
+    SRD_PKT_HS_REQ_LEN < SRD_PKT_HS_RESP_LEN
+#  error "an HS_REQ must be at least as long as its answer, srd.h's length"
+#endif
 #define SRD_PKT_SYNC_LEN 28
 
 /* Bounds on the arrays of one ACK. */
@@ -130,6 +141,9 @@ typedef struct srd_pkt_data {
   uint64_t tx_ts;       /* sender's clock when sent, echoed in the ACK */
   uint32_t pcrc;        /* with SRD_DATA_FLAG_PCRC: CRC32C of the payload */
   uint64_t hs_echo;     /* with SRD_DATA_FLAG_HS_ECHO: the cookie */
+  /* with SRD_DATA_FLAG_HS_ECHO: the sender's handshake parameters (its
+     HS_REQ's mtu, max_msg_size and msg_window), else 0 */
+  uint32_t hs_mtu, hs_max_msg_size, hs_msg_window;
   /* ack: with SRD_DATA_FLAG_ACK, the acknowledgement it carries (decoded
      into srd_pkt.piggy). */
   const struct srd_pkt_ack *ack;
@@ -175,11 +189,12 @@ typedef struct srd_pkt_ack {
 
 /* srd_pkt_hs is a handshake packet (HS_REQ, HS_RESP or HS_CONFIRM). */
 typedef struct srd_pkt_hs {
-  uint64_t nonce;        /* REQ, RESP: fresh random value to be echoed */
-  uint64_t echo;         /* RESP, CONFIRM: the nonce being answered */
-  uint32_t mtu;          /* REQ, RESP: sender's payload bytes per packet */
-  uint32_t max_msg_size; /* REQ, RESP */
-  uint32_t msg_window;   /* REQ, RESP: messages in flight it accepts */
+  uint64_t nonce; /* REQ, RESP: fresh random value to be echoed */
+  uint64_t echo;  /* RESP, CONFIRM: the nonce being answered */
+  /* REQ, RESP, CONFIRM (a CONFIRM repeats its sender's REQ values): */
+  uint32_t mtu;          /* sender's payload bytes per packet */
+  uint32_t max_msg_size; /* largest message it sends or takes */
+  uint32_t msg_window;   /* messages in flight it accepts */
 } srd_pkt_hs;
 
 /* srd_pkt_sync tells the receiver the sender's message floor. */

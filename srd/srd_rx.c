@@ -610,6 +610,11 @@ SRD_COLD static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
   srd_ep_drain_unexp(ep, now);
 }
 
+void srd_rx_establish(srd_ep *ep, srd_peer *p, uint32_t conn,
+                      const srd_pkt_hs *params, srd_tstamp now) {
+  establish(ep, p, conn, params, now);
+}
+
 /* confirm_cookie: the incarnation our HS_RESP went to proved it is live
    by echoing the cookie. */
 SRD_COLD static void confirm_cookie(srd_ep *ep, srd_peer *p, srd_tstamp now) {

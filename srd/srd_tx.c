@@ -944,6 +944,7 @@ SRD_COLD static srd_ssize write_ctl(srd_ep *ep, srd_peer *p, srd_path *path,
   } else if (p->want_confirm) {
     common(ep, p, &c, p->peer_conn, pidx);
     hs.echo = p->confirm_echo;
+    hs_params(ep, p, &hs); /* as in our HS_REQ, for a stateless responder */
     n = srd_pkt_encode_hs(buf, cap, SRD_PKT_HS_CONFIRM, &c, &hs);
     p->want_confirm = 0;
   } else {
@@ -1105,6 +1106,16 @@ static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
   d.tx_count = tx_count;
   d.tx_ts = now;
   d.hs_echo = p->echo_cookie;
+  d.hs_mtu = d.hs_max_msg_size = d.hs_msg_window = 0;
+  if (p->echo_cookie) {
+    /* With the cookie go our request's parameters, which a stateless
+       responder did not keep (srd_ep_accept_cookie). */
+    srd_pkt_hs hs;
+    hs_params(ep, p, &hs);
+    d.hs_mtu = hs.mtu;
+    d.hs_max_msg_size = hs.max_msg_size;
+    d.hs_msg_window = hs.msg_window;
+  }
   d.pcrc = 0;
   if (ep->settings.payload_crc) {
     /* Computed for every transmission from the send buffer, which the

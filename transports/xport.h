@@ -262,9 +262,13 @@ typedef struct xport_stats {
      datagram came from: fewer than its paths behind a firewall that
      passes only some. */
   uint32_t ports_heard;
-  /* hs_evicted (udp, a server): unfinished handshakes dropped to make
-     room for newer ones when the peer table was full (a flood). */
-  uint64_t hs_evicted;
+  /* udp, a server: handshake requests from unknown addresses answered
+     without keeping state (hs_answered), clients that proved their
+     address but found every peer slot held by an established peer
+     (hs_full), and the most peers held at once (peers_max). */
+  uint64_t hs_answered;
+  uint64_t hs_full;
+  uint32_t peers_max;
   /* rx_restamped (udp): datagrams whose kernel arrival time was earlier
      than the engine's clock when they reached it, so they were given the
      clock's time, and their wait in the socket counted as path delay. */

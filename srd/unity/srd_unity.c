@@ -13,6 +13,7 @@
 #include "../srd_crc32c.c"
 #include "../srd_ep.c"
 #include "../srd_err.c"
+#include "../srd_hs.c"
 #include "../srd_pathset.c"
 #include "../srd_pcg.c"
 #include "../srd_pkt.c"
@@ -20,4 +21,5 @@
 #include "../srd_rtb.c"
 #include "../srd_rtt.c"
 #include "../srd_rx.c"
+#include "../srd_siphash.c"
 #include "../srd_tx.c"

@@ -25,7 +25,11 @@
  *     flipped (the input picks which; one that leaves the header's length
  *     as it is) is refused as SRD_DROP_CORRUPT_HDR; a DATA the target
  *     sealed passes srd_pkt_payload_ok, and fails it with one payload bit
- *     flipped.
+ *     flipped;
+ *   - the stateless handshake (srd_ep_answer_hs, srd_ep_accept_cookie,
+ *     on an endpoint of the target's) refuses anything but an intact
+ *     HS_REQ, answers that with exactly one HS_RESP no longer than it and
+ *     creates no peer; no input echoes a cookie it was not given.
  *
  * Build: make fuzz-build (clang -fsanitize=fuzzer), run: make fuzz; the
  * gcc build replays test/fuzz/corpus/fuzz_pkt under make test.
@@ -220,6 +224,38 @@ static void check_integrity(const srd_pkt *pkt, const uint8_t *b, size_t n,
   free(copy);
 }
 
+/* check_stateless feeds the datagram to a stateless responder. */
+static void check_stateless(const uint8_t *data, size_t size, int rv,
+                            const srd_pkt *whole) {
+  static srd_ep *ep;
+  srd_settings s;
+  srd_peer_settings ps;
+  srd_peer_stats st;
+  srd_peer_id id;
+  uint8_t out[SRD_HS_ANSWER_LEN];
+  srd_ssize n;
+
+  if (ep == NULL) {
+    srd_settings_default(&s);
+    s.seed = 7;
+    s.max_peers = 2;
+    CHECK(srd_ep_new(&ep, &s, srd_mem_default()) == 0);
+  }
+  srd_peer_settings_default(&ps);
+  n = srd_ep_answer_hs(ep, &ps, "a", 1, data, size, out, sizeof(out), NULL,
+                       1000 * SRD_S);
+  if (rv == 0 && whole->c.type == SRD_PKT_HS_REQ &&
+      whole->c.src_conn != srd_ep_conn_id(ep)) {
+    CHECK(n == SRD_HS_ANSWER_LEN && (size_t)n <= size);
+    CHECK(out[1] == SRD_PKT_HS_RESP);
+  } else {
+    CHECK(n < 0);
+  }
+  CHECK(srd_ep_accept_cookie(ep, &ps, "a", 1, data, size, &id, 1000 * SRD_S) <
+        0);
+  CHECK(srd_ep_get_peer_stats(ep, 0, &st) == SRD_ERR_BAD_PEER);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
   srd_pkt whole, part;
   srd_drop_reason why = SRD_DROP_REASONS;
@@ -245,6 +281,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
   } else {
     CHECK(rv == SRD_ERR_PROTO && why < SRD_DROP_REASONS);
   }
+  check_stateless(data, size, rv, &whole);
   if (size < 2) {
     free(data);
     return 0;

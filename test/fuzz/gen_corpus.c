@@ -179,6 +179,9 @@ static void gen_pkt_encoded(void) {
   pkt_seed("data_empty", p, (size_t)n);
   c.flags = SRD_DATA_FLAG_HS_ECHO;
   d.hs_echo = 0xC00C1E0000000001ull;
+  d.hs_mtu = 8192; /* the sender's request parameters ride with it */
+  d.hs_max_msg_size = 1u << 20;
+  d.hs_msg_window = 1024;
   d.msg_len = 16;
   d.payload_len = 16;
   n = srd_pkt_encode_data(p, sizeof(p), &c, &d);

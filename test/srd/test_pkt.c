@@ -110,6 +110,10 @@ static srd_pkt_data data_hdr(void) {
   d.tx_count = 3;
   d.tx_ts = 0x0123456789ABCDEFull;
   d.hs_echo = 0;
+  /* The handshake parameters that go with an echo (only then). */
+  d.hs_mtu = 4096;
+  d.hs_max_msg_size = 1u << 20;
+  d.hs_msg_window = 256;
   return d;
 }
 
@@ -370,6 +374,19 @@ static void test_pkt_data_echo_roundtrip(void **state) {
   assert_true(pkt.u.data.hs_echo == 0xCAFEF00D12345678ull);
   assert_int_equal(pkt.u.data.payload_len, 0);
 
+  /* The parameters that ride with the echo come back, and are checked as
+     in a handshake request. */
+  assert_int_equal(pkt.u.data.hs_mtu, 4096);
+  assert_int_equal(pkt.u.data.hs_max_msg_size, 1u << 20);
+  assert_int_equal(pkt.u.data.hs_msg_window, 256);
+  d.hs_msg_window = 100;
+  total = make_data(SRD_DATA_FLAG_HS_ECHO, &d);
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+  d.hs_msg_window = 256;
+  d.hs_mtu = 255;
+  total = make_data(SRD_DATA_FLAG_HS_ECHO, &d);
+  EXPECT_DROP(buf, total, total, SRD_DROP_BAD_FIELD);
+
   /* The encoder does not write the echo without the flag. */
   d = data_hdr();
   d.hs_echo = 0x99;
@@ -421,7 +438,7 @@ static void test_pkt_data_ack_roundtrip(void **state) {
           (SRD_PKT_ACK_HDR_LEN - SRD_PKT_COMMON_LEN) +
           SRD_PIGGY_MAX_RANGES * SRD_PKT_ACK_RANGE_LEN +
           SRD_PIGGY_MAX_ECHO * SRD_PKT_ACK_ECHO_LEN;
-    assert_int_equal(hdr, (echo ? 64 : 56) + 12 + 4 * 4 + 20 * 4);
+    assert_int_equal(hdr, (echo ? 76 : 56) + 12 + 4 * 4 + 20 * 4);
     assert_int_equal(total, hdr + d.payload_len);
     assert_int_equal(srd_pkt_decode(&pkt, buf, total, total, &why), 0);
     assert_int_equal(pkt.hdrlen, hdr);
@@ -706,11 +723,8 @@ static void test_pkt_hs_confirm_roundtrip(void **state) {
   size_t n;
   (void)state;
 
-  /* CONFIRM carries only the echo: the other parameters are not checked
-     and come back as 0. */
-  hs.mtu = 1;
-  hs.msg_window = 3;
-  hs.max_msg_size = 0;
+  /* CONFIRM carries the echo and its sender's request parameters (for
+     a stateless responder), checked as in a REQ; no nonce. */
   hs.nonce = 0;
   n = make_hs(SRD_PKT_HS_CONFIRM, &hs);
   assert_int_equal(n, SRD_PKT_HS_CONFIRM_LEN);
@@ -719,8 +733,43 @@ static void test_pkt_hs_confirm_roundtrip(void **state) {
   assert_int_equal(pkt.hdrlen, SRD_PKT_HS_CONFIRM_LEN);
   assert_true(pkt.u.hs.echo == hs.echo);
   assert_true(pkt.u.hs.nonce == 0);
-  assert_int_equal(pkt.u.hs.mtu, 0);
-  assert_int_equal(pkt.u.hs.msg_window, 0);
+  assert_int_equal(pkt.u.hs.mtu, hs.mtu);
+  assert_int_equal(pkt.u.hs.max_msg_size, hs.max_msg_size);
+  assert_int_equal(pkt.u.hs.msg_window, hs.msg_window);
+  /* Parameters out of range are refused, as in a REQ. */
+  hs.mtu = 1;
+  n = make_hs(SRD_PKT_HS_CONFIRM, &hs);
+  EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
+  hs = hs_params();
+  hs.msg_window = 3;
+  n = make_hs(SRD_PKT_HS_CONFIRM, &hs);
+  EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
+}
+
+/* An HS_REQ is exactly as long as the HS_RESP it asks for (no
+   amplification), its padding zero. */
+static void test_pkt_hs_req_padded(void **state) {
+  srd_pkt_hs hs = hs_params();
+  size_t n, i;
+  (void)state;
+
+  assert_true(SRD_PKT_HS_REQ_LEN >= SRD_PKT_HS_RESP_LEN);
+  n = make_hs(SRD_PKT_HS_REQ, &hs);
+  assert_int_equal(n, SRD_PKT_HS_REQ_LEN);
+  for (i = 40; i < n; ++i) {
+    assert_int_equal(buf[i], 0);
+  }
+  EXPECT_OK(buf, n, n);
+  for (i = 40; i < n; ++i) {
+    n = make_hs(SRD_PKT_HS_REQ, &hs);
+    buf[i] = 1;
+    srd_pkt_seal(buf, n);
+    EXPECT_DROP(buf, n, n, SRD_DROP_BAD_FIELD);
+  }
+  /* The version-2 request, 44 bytes, is refused as short. */
+  n = make_hs(SRD_PKT_HS_REQ, &hs);
+  srd_pkt_seal(buf, 44);
+  EXPECT_DROP(buf, 44, 44, SRD_DROP_TRUNCATED);
 }
 
 static void test_pkt_sync_roundtrip(void **state) {
@@ -1752,6 +1801,9 @@ static void test_pkt_peek(void **state) {
       assert_int_equal(info.path, 63);
       assert_int_equal(info.hdrlen, hdrlen);
       assert_int_equal(!!info.handshake, is_hs);
+      assert_int_equal(!!info.hs_echo,
+                       k == K_HS_CONFIRM ||
+                           (is_data && (pkt.c.flags & SRD_DATA_FLAG_HS_ECHO)));
       assert_int_equal(info.msg_id, is_data ? pkt.u.data.msg_id : 0);
       assert_int_equal(info.msg_len, is_data ? pkt.u.data.msg_len : 0);
       assert_int_equal(info.offset, is_data ? pkt.u.data.offset : 0);
@@ -1833,6 +1885,7 @@ int main(void) {
       cmocka_unit_test(test_pkt_hs_req_roundtrip),
       cmocka_unit_test(test_pkt_hs_resp_roundtrip),
       cmocka_unit_test(test_pkt_hs_confirm_roundtrip),
+      cmocka_unit_test(test_pkt_hs_req_padded),
       cmocka_unit_test(test_pkt_sync_roundtrip),
       cmocka_unit_test(test_pkt_encode_nobuf),
       cmocka_unit_test(test_pkt_truncated_prefixes),

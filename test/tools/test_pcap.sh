@@ -76,13 +76,13 @@ def span(srd):
     """The header length srd_pkt_span reads from type, flags and counts."""
     t, flags = srd[1], struct.unpack("!H", srd[2:4])[0]
     if t == 1:
-        n = 64 if flags & 1 else 56
+        n = 76 if flags & 1 else 56
         if not flags & 2:
             return n
     elif t == 2:
         n = 20
     else:
-        return {3: 44, 4: 52, 5: 28, 6: 28}[t]
+        return {3: 52, 4: 52, 5: 40, 6: 28}[t]
     return n + 12 + 4 * srd[n + 6] + 20 * srd[n + 7] + 12 * srd[n + 8]
 
 def csum(b):
@@ -104,7 +104,7 @@ def check(path, full):
         sport, dport, ulen, uck = struct.unpack("!HHHH", f[34:42])
         assert dport == 21316 and ulen == length - 34
         srd = f[42:]
-        assert srd[0] == 2, "SRD version"
+        assert srd[0] == 3, "SRD version"
         path = struct.unpack("!H", srd[12:14])[0]
         assert sport == 49152 + path, (sport, path)
         hl = span(srd)

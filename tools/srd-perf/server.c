@@ -759,8 +759,20 @@ int run_server(const opts *o) {
   }
   for (int i = 0; i < n; ++i) {
     if (atomic_load(&interrupted)) {
+      xport_stats st;
       fprintf(stderr, "%s: %s server interrupted after %" PRIu64 " sessions\n",
               tool_name(), sv[i].o.transport, sv[i].s.sessions);
+      xport_get_stats(sv[i].x, &st);
+      if (st.hs_answered || st.peers_max) {
+        /* What strangers cost (docs/transports.md, "Handshake floods"). */
+        fprintf(stderr,
+                "%s: %s server: %" PRIu64 " handshake requests answered "
+                "without state, at most %u peers at once, %" PRIu64
+                " proven clients refused (table full), %" PRIu64
+                " datagrams from unknown addresses dropped\n",
+                tool_name(), sv[i].o.transport, st.hs_answered, st.peers_max,
+                st.hs_full, st.unknown_src);
+      }
     }
     xport_close(sv[i].x);
     server_fini(&sv[i].s);

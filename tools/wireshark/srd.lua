@@ -1,5 +1,5 @@
 -- srd.lua: a Wireshark dissector for the SRD emulator's wire protocol
--- (docs/protocol.md, section 2), version 2, carried in UDP.
+-- (docs/protocol.md, section 2), version 3, carried in UDP.
 --
 --   wireshark -X lua_script:tools/wireshark/srd.lua capture.pcap
 --   tshark -X lua_script:tools/wireshark/srd.lua -r capture.pcap -Y srd.type==2
@@ -24,7 +24,7 @@
 
 local srd = Proto("srd", "Scalable Reliable Datagram (emulated)")
 
-local VERSION = 2
+local VERSION = 3
 local COMMON_LEN = 20 -- srd_pkt.h SRD_PKT_COMMON_LEN
 local HCRC_OFF = 16 -- SRD_PKT_HCRC_OFF
 local ACK_BODY_LEN = 12 -- SRD_PKT_ACK_HDR_LEN - SRD_PKT_COMMON_LEN
@@ -107,6 +107,7 @@ local f = {
   mtu = ProtoField.uint32("srd.hs.mtu", "MTU"),
   max_msg = ProtoField.uint32("srd.hs.max_msg_size", "Max message size"),
   msg_window = ProtoField.uint32("srd.hs.msg_window", "Message window"),
+  padding = ProtoField.bytes("srd.hs.padding", "Padding"),
 }
 local fields = {}
 for _, v in pairs(f) do
@@ -182,7 +183,7 @@ local function hcrc(tvb, span)
   return bxor(c, 0xffffffff)
 end
 
-local FIXED_LEN = { [3] = 44, [4] = 52, [5] = 28, [6] = 28 }
+local FIXED_LEN = { [3] = 52, [4] = 52, [5] = 40, [6] = 28 }
 
 -- header_span returns the length of the header (the bytes hcrc covers) as
 -- srd_pkt_span computes it from the type, flags and counts, or nil when
@@ -190,7 +191,7 @@ local FIXED_LEN = { [3] = 44, [4] = 52, [5] = 28, [6] = 28 }
 local function header_span(tvb, ptype, flags)
   local base
   if ptype == 1 then
-    base = bit32.band(flags, 0x0001) ~= 0 and 64 or 56
+    base = bit32.band(flags, 0x0001) ~= 0 and 76 or 56
     if bit32.band(flags, 0x0002) == 0 then
       return base
     end
@@ -373,7 +374,7 @@ local function ack_body(tvb, tree, base, empty, max_r, max_e, max_n)
 end
 
 local function data(tvb, pinfo, tree, flags)
-  local hdr = bit32.band(flags, 0x0001) ~= 0 and 64 or 56
+  local hdr = bit32.band(flags, 0x0001) ~= 0 and 76 or 56
   local has_pcrc = bit32.band(flags, 0x0004) ~= 0
   if bit32.band(flags, 0xfff8) ~= 0 then
     return bad(tree, "unknown DATA flags")
@@ -401,8 +402,13 @@ local function data(tvb, pinfo, tree, flags)
   tree:add(f.reserved, tvb(43, 1))
   tree:add(f.tx_ts, tvb(44, 8))
   local pt = tree:add(f.pcrc, tvb(52, 4))
-  if hdr == 64 and need(tvb, tree, 56, 8) then
+  if hdr == 76 and need(tvb, tree, 56, 20) then
+    -- The cookie, and the sender's request parameters for a responder
+    -- that kept no state (docs/protocol.md, "Stateless responder").
     tree:add(f.hs_echo, tvb(56, 8))
+    tree:add(f.mtu, tvb(64, 4))
+    tree:add(f.max_msg, tvb(68, 4))
+    tree:add(f.msg_window, tvb(72, 4))
   end
   pinfo.cols.info:set(string.format(
       "DATA seq=%u msg=%u %u-%u/%u", seq, msg, off, off + plen, len))
@@ -513,6 +519,18 @@ local function hs(tvb, pinfo, tree, ptype, flags)
     tree:add(f.max_msg, tvb(pos + 12, 4))
     tree:add(f.msg_window, tvb(pos + 16, 4))
     tree:add(f.reserved, tvb(pos + 20, 4))
+    if ptype == 3 and need(tvb, tree, pos + 24, 8) then
+      -- Padding: a request is as long as its answer (no amplification).
+      tree:add(f.padding, tvb(pos + 24, 8))
+    end
+  else
+    -- CONFIRM: the request's parameters again, for a stateless responder.
+    if not need(tvb, tree, pos, 12) then
+      return true
+    end
+    tree:add(f.mtu, tvb(pos, 4))
+    tree:add(f.max_msg, tvb(pos + 4, 4))
+    tree:add(f.msg_window, tvb(pos + 8, 4))
   end
   pinfo.cols.info:set(name)
   return true
@@ -603,7 +621,7 @@ udp_port:add("18515-18530", srd)
 
 -- On any other UDP port (srd-perf --loopback and --local-port pick their
 -- own), a datagram is SRD when it passes what the engine checks first:
--- version 2, a known type, and a header CRC that matches (a chance of
+-- version 3, a known type, and a header CRC that matches (a chance of
 -- 2^-32 for anything else).
 local function heuristic(tvb, pinfo, root)
   if tvb:captured_len() < COMMON_LEN or tvb(0, 1):uint() ~= VERSION then

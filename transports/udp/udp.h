@@ -21,10 +21,12 @@
  * ENA Express and RoCEv2.  A datagram from (ip, port) belongs to the peer
  * at that ip with the largest base <= port < base + 64: ranges of bound
  * ports are contiguous and disjoint, so the answer is unique.  A server
- * (cfg.listen) adds a peer for an unknown source only when the datagram
- * is a well-formed handshake request (docs/protocol.md 2.4): its base is
- * the source port minus the header's path.  Anything else from nowhere
- * is dropped and counted, never given a peer slot.
+ * (cfg.listen) answers a handshake request from an unknown source without
+ * keeping anything (srd_ep_answer_hs, a cookie), and adds a peer only
+ * when a datagram from there echoes a valid cookie (srd_ep_accept_cookie;
+ * docs/transports.md, "Handshake floods"): its base is the source port
+ * minus the header's path.  Anything else from nowhere is dropped and
+ * counted, never given a peer slot.
  *
  * I/O.  Output pulls up to TX_BATCH packets from the engine with
  * srd_ep_write_pktv (header here, payload pointing into the user's send
@@ -224,8 +226,13 @@ typedef struct xport_udp {
   /* counters the engine does not keep */
   uint64_t sends, gso_sends, pkts_out, bytes_out, pkts_in, bytes_in;
   uint64_t unknown_src, rx_truncated, driver_bad;
-  uint64_t last_gc;    /* when udp_peer_gc last looked */
-  uint64_t hs_evicted; /* unfinished handshakes evicted for new ones */
+  uint64_t last_gc; /* when udp_peer_gc last looked */
+  /* The stateless handshake (udp_recv.c): requests from unknown
+     addresses answered, proven clients refused for a full table, the
+     most peers held at once, and when the cookie key was last drawn. */
+  uint64_t hs_answered, hs_full;
+  uint32_t peers_max;
+  uint64_t hs_key_at;
   /* datagrams whose kernel arrival time the engine's clock had passed:
      given the clock's time, their wait counts as path delay */
   uint64_t rx_restamped;
@@ -325,14 +332,22 @@ void udp_peer_drop(xport_udp *x, srd_peer_id id, uint64_t now);
    newcomer that needs the slot evicts it (udp_peer_evict_halfopen). */
 void udp_peer_gc(xport_udp *x, uint64_t now);
 
-/* udp_peer_evict_halfopen makes room for a new passive peer when the
-   table is full: it drops the passive peer heard from least recently
-   whose handshake has not completed (a flood of requests from many
-   addresses, forged or real, then churns those slots instead of locking
-   out a client: each gets the slot for the length of its handshake, and
-   is evicted only after max_peers newer requests).  Returns 1 if it
-   dropped one, 0 if every slot holds a session. */
-int udp_peer_evict_halfopen(xport_udp *x, uint64_t now);
+/* udp_peer_passive_settings fills |ps| with the settings of a peer that
+   contacts us (a server's): the ones srd_ep_answer_hs offers and
+   srd_ep_accept_cookie creates it with. */
+void udp_peer_passive_settings(const xport_udp *x, srd_peer_settings *ps);
+
+/* udp_peer_adopt maps engine peer |id|, which srd_ep_accept_cookie just
+   created for the base address |ss| (|len| bytes; copied), to that
+   address.  Returns 0, or -EAGAIN (the id is past the driver's table: the
+   engine peer is removed). */
+int udp_peer_adopt(xport_udp *x, srd_peer_id id,
+                   const struct sockaddr_storage *ss, socklen_t len);
+
+/* udp_hs_rekey draws a fresh cookie key for the engine from the system's
+   random source (srd_ep_set_hs_secret), now and then once a minute (the
+   key it replaces verifies cookies until the next one). */
+void udp_hs_rekey(xport_udp *x, uint64_t now);
 
 /* ------------------------------------------------------------------------ */
 /* udp_recv.c                                                               */

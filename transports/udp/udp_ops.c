@@ -278,7 +278,9 @@ static void udp_get_stats(xport *xp, xport_stats *st) {
     st->imp_dup_delayed += is->dup_delayed;
   }
   st->n_paths = x->nfd;
-  st->hs_evicted = x->hs_evicted;
+  st->hs_answered = x->hs_answered;
+  st->hs_full = x->hs_full;
+  st->peers_max = x->peers_max;
   st->rx_restamped = x->rx_restamped;
   st->rnr_sent = es.rnr_sent;
   st->rnr_received = es.rnr_received;

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 /* A passive peer that is not established and has sent nothing for that
@@ -202,6 +203,10 @@ void udp_tap(xport_udp *x, int out, uint32_t pi, uint16_t sock,
   }
 }
 
+static int bind_peer(xport_udp *x, srd_peer_id id,
+                     const struct sockaddr_storage *ss, socklen_t len,
+                     int passive);
+
 int udp_peer_new(xport_udp *x, const struct sockaddr_storage *ss, socklen_t len,
                  int passive, xport_peer *ppeer) {
   srd_peer_settings ps;
@@ -224,6 +229,22 @@ int udp_peer_new(xport_udp *x, const struct sockaddr_storage *ss, socklen_t len,
   if (rv != 0) {
     return udp_errno(rv);
   }
+  rv = bind_peer(x, id, ss, len, passive);
+  if (rv == 0) {
+    *ppeer = id;
+  }
+  return rv;
+}
+
+int udp_peer_adopt(xport_udp *x, srd_peer_id id,
+                   const struct sockaddr_storage *ss, socklen_t len) {
+  return bind_peer(x, id, ss, len, 1);
+}
+
+/* bind_peer maps engine peer |id| to address |ss|. */
+static int bind_peer(xport_udp *x, srd_peer_id id,
+                     const struct sockaddr_storage *ss, socklen_t len,
+                     int passive) {
   if (id >= x->max_peers) {
     srd_ep_remove_peer(x->ep, id, xport_now());
     return -EAGAIN;
@@ -237,9 +258,10 @@ int udp_peer_new(xport_udp *x, const struct sockaddr_storage *ss, socklen_t len,
   if (x->cfg.tap) {
     tap_local(x, &x->peers[id]);
   }
-  ++x->npeers;
+  if (++x->npeers > x->peers_max) {
+    x->peers_max = x->npeers;
+  }
   connect_sends(x);
-  *ppeer = id;
   return 0;
 }
 
@@ -259,6 +281,7 @@ void udp_peer_gc(xport_udp *x, uint64_t now) {
     return;
   }
   x->last_gc = now;
+  udp_hs_rekey(x, now);
   /* Dropping a quiet half-open peer by the clock alone broke a client
      that had its session (our HS_CONFIRM lost) and nothing to send for
      2 s: its later data met no peer here and was retransmitted until its
@@ -280,29 +303,19 @@ void udp_peer_gc(xport_udp *x, uint64_t now) {
   }
 }
 
-int udp_peer_evict_halfopen(xport_udp *x, uint64_t now) {
-  uint32_t i;
-  int victim = -1;
-  srd_peer_stats st;
+void udp_peer_passive_settings(const xport_udp *x, srd_peer_settings *ps) {
+  srd_peer_settings_default(ps);
+  ps->n_paths = x->nfd;
+}
 
-  for (i = 0; i < x->max_peers; ++i) {
-    const upeer *p = &x->peers[i];
-    if (!p->used || !p->passive ||
-        (victim >= 0 && p->last_rx >= x->peers[victim].last_rx)) {
-      continue;
-    }
-    if (srd_ep_get_peer_stats(x->ep, i, &st) == 0 &&
-        st.state != SRD_PEER_STATE_ESTABLISHED) {
-      victim = (int)i;
-    }
+void udp_hs_rekey(xport_udp *x, uint64_t now) {
+  uint8_t key[16];
+
+  if (x->hs_key_at != 0 && now - x->hs_key_at < 60000000000ull) {
+    return;
   }
-  if (victim < 0) {
-    return 0;
+  x->hs_key_at = now ? now : 1;
+  if (getrandom(key, sizeof(key), GRND_NONBLOCK) == (ssize_t)sizeof(key)) {
+    srd_ep_set_hs_secret(x->ep, key, sizeof(key));
   }
-  if (x->hs_evicted++ == 0) {
-    udp_log(x, "peer table full: evicting the oldest unfinished handshakes "
-               "(a flood of requests?)");
-  }
-  udp_peer_drop(x, (srd_peer_id)victim, now);
-  return 1;
 }

@@ -17,6 +17,104 @@
 /* How many recvmmsg(2) calls one direct poll makes at most. */
 #define DIRECT_ROUNDS 8
 
+/* hs_addr writes the bytes that name base address |ss| to the engine's
+   stateless handshake (family, port, address) into |out| and returns how
+   many. */
+static size_t hs_addr(const struct sockaddr_storage *ss, uint8_t *out) {
+  uint16_t port = udp_sa_port(ss);
+
+  out[0] = (uint8_t)(ss->ss_family >> 8);
+  out[1] = (uint8_t)ss->ss_family;
+  out[2] = (uint8_t)(port >> 8);
+  out[3] = (uint8_t)port;
+  if (ss->ss_family == AF_INET6) {
+    memcpy(out + 4, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+    return 20;
+  }
+  memcpy(out + 4, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+  return 8;
+}
+
+/* stranger handles a datagram from an address that is no peer (a
+   server's, cfg.listen), without keeping anything for it until it proves
+   its address (docs/transports.md, "Handshake floods"): a request to open
+   a session is answered statelessly (srd_ep_answer_hs: a cookie, an
+   answer no larger than the request, from the socket of the path the
+   engine names); a packet echoing a valid cookie makes it a peer
+   (srd_ep_accept_cookie), whose index it returns so that the datagram is
+   then read as any other.  Anything else is dropped: -1. */
+static int stranger(xport_udp *x, uint16_t sock, const void *name,
+                    socklen_t namelen, const uint8_t *data, size_t first,
+                    uint64_t now) {
+  struct sockaddr_storage ss;
+  srd_peer_settings ps;
+  srd_pkt_info info;
+  srd_peer_id id;
+  uint8_t addr[SRD_HS_ADDR_MAX], out[SRD_HS_ANSWER_LEN];
+  uint16_t port;
+  uint32_t rpath;
+  size_t alen;
+  srd_ssize n;
+  int rv;
+
+  (void)sock;
+  if (!x->cfg.listen || srd_pkt_peek(data, first, &info) != 0 ||
+      info.path >= XPORT_MAX_PATHS || namelen > sizeof(ss) ||
+      (info.type != SRD_PKT_TYPE_HS_REQ && !info.hs_echo)) {
+    ++x->unknown_src;
+    ++x->driver_bad;
+    return -1;
+  }
+  /* The sender's base address: its port less the path it names (its
+     socket), as udp_peer_find reads it. */
+  memset(&ss, 0, sizeof(ss));
+  memcpy(&ss, name, namelen);
+  port = udp_sa_port(&ss);
+  if (port <= info.path) {
+    ++x->driver_bad;
+    return -1;
+  }
+  udp_sa_set_port(&ss, (uint16_t)(port - info.path));
+  alen = hs_addr(&ss, addr);
+  udp_peer_passive_settings(x, &ps);
+  if (info.type == SRD_PKT_TYPE_HS_REQ) {
+    /* A GRO train of requests from one port is one request repeated. */
+    n = srd_ep_answer_hs(x->ep, &ps, addr, alen, data, first, out, sizeof(out),
+                         &rpath, now);
+    if (n <= 0) {
+      ++x->unknown_src;
+      return -1;
+    }
+    if (sendto(x->fd[rpath % x->nfd], out, (size_t)n, MSG_DONTWAIT,
+               (const struct sockaddr *)&ss, namelen) == n) {
+      ++x->hs_answered;
+      ++x->pkts_out;
+      x->bytes_out += (uint64_t)n;
+    }
+    return -1;
+  }
+  rv = srd_ep_accept_cookie(x->ep, &ps, addr, alen, data, first, &id, now);
+  if (rv == SRD_ERR_AGAIN) {
+    /* A real limit: every slot holds a proven peer. */
+    if (x->hs_full++ == 0) {
+      udp_log(x, "peer table full (max_peers) of established peers: "
+                 "refusing a new client");
+    }
+    ++x->driver_bad;
+    return -1;
+  }
+  if (rv != 0) {
+    ++x->unknown_src;
+    return -1;
+  }
+  if (udp_peer_adopt(x, id, &ss, namelen) != 0) {
+    ++x->driver_bad;
+    udp_log(x, "no room for a new peer (max_peers)");
+    return -1;
+  }
+  return (int)id;
+}
+
 /* input_datagram hands a received datagram (a GRO train of |gso_size|
    segments, or one) to the engine.  The engine's clock is the kernel's
    arrival time when there is one: the time a datagram waited in the
@@ -38,37 +136,9 @@ static void input_datagram(xport_udp *x, uint16_t sock, const void *name,
     return;
   }
   pi = udp_peer_find(x, name, data, first);
-  if (pi < 0) {
-    xport_peer id;
-    struct sockaddr_storage ss;
-    srd_pkt_info info;
-    uint16_t hpath, port;
-
-    /* Only an intact request to open a session earns a peer slot. */
-    if (!x->cfg.listen || srd_pkt_peek(data, first, &info) != 0 ||
-        info.type != SRD_PKT_TYPE_HS_REQ || info.dst_conn != 0 ||
-        info.hdrlen != first || (hpath = info.path) >= XPORT_MAX_PATHS ||
-        namelen > sizeof(ss)) {
-      ++x->unknown_src;
-      ++x->driver_bad;
-      return;
-    }
-    memset(&ss, 0, sizeof(ss));
-    memcpy(&ss, name, namelen);
-    port = udp_sa_port(&ss);
-    if (port <= hpath) {
-      ++x->driver_bad;
-      return;
-    }
-    udp_sa_set_port(&ss, (uint16_t)(port - hpath));
-    if (udp_peer_new(x, &ss, namelen, 1, &id) != 0 &&
-        (!udp_peer_evict_halfopen(x, now) ||
-         udp_peer_new(x, &ss, namelen, 1, &id) != 0)) {
-      ++x->driver_bad;
-      udp_log(x, "no room for a new peer (max_peers)");
-      return;
-    }
-    pi = (int)id;
+  if (pi < 0 && (pi = stranger(x, sock, name, namelen, data, first,
+                               arrival ? arrival : now)) < 0) {
+    return;
   }
   x->peers[pi].last_rx = now;
   /* A datagram that arrived after |now| was taken keeps its own, later

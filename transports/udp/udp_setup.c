@@ -476,6 +476,8 @@ int udp_open(xport **px, const xport_config *cfg) {
     free(x);
     return rv == SRD_ERR_NOMEM ? -ENOMEM : -EINVAL;
   }
+  /* Cookies under a key from the system's random source, not the seed. */
+  udp_hs_rekey(x, xport_now());
   x->max_pkt = srd_ep_max_pkt_size(x->ep);
   x->max_peers = s.max_peers;
   x->peers = calloc(x->max_peers, sizeof(*x->peers));

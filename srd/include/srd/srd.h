@@ -32,7 +32,7 @@ extern "C" {
 
 #define SRD_VERSION_STR "0.1.0"
 /* SRD_PROTO_VERSION is the wire format version carried in every packet. */
-#define SRD_PROTO_VERSION 2
+#define SRD_PROTO_VERSION 3
 
 /* srd_tstamp is a point in time in nanoseconds on the driver's clock. */
 typedef uint64_t srd_tstamp;
@@ -334,6 +334,11 @@ typedef struct srd_settings {
                   const uint8_t *pkt, size_t len, srd_tstamp ts);
   /* user_data is passed to log and pkt_tap. */
   void *user_data;
+  /* hs_cookie_period is the time bucket of the stateless handshake's
+     cookies (srd_ep_answer_hs): a cookie is accepted in the bucket it was
+     made in and the next, so it lives from one to two periods (default
+     2 s, far longer than a handshake's retries take). */
+  srd_duration hs_cookie_period;
 } srd_settings;
 
 /* srd_settings_default fills |settings| with the defaults. */
@@ -533,8 +538,8 @@ SRD_EXTERN srd_ssize srd_ep_write_pktv(srd_ep *ep, srd_path *path, uint8_t *hdr,
 
 /* SRD_PKT_MAX_HDR bounds the header of any packet that carries payload,
    an acknowledgement riding on it included.  With a |hdr| smaller than
-   this (at least 64 bytes), acknowledgements do not ride on data. */
-#define SRD_PKT_MAX_HDR 176
+   this (at least 76 bytes), acknowledgements do not ride on data. */
+#define SRD_PKT_MAX_HDR 184
 /* SRD_PKT_MAX_CTL bounds every packet without payload: a standalone
    acknowledgement with all its ranges, echoes and notices is the largest.
    A |hdr| smaller than this gets SRD_ERR_NOBUF whenever a standalone
@@ -552,6 +557,93 @@ SRD_EXTERN srd_tstamp srd_ep_get_expiry(srd_ep *ep);
    delay, loss detection, retransmission timeout, pacing, RNR backoff,
    handshake retries).  Call srd_ep_write_pkt() afterwards. */
 SRD_EXTERN void srd_ep_handle_expiry(srd_ep *ep, srd_tstamp now);
+
+/* ------------------------------------------------------------------------ */
+/* Stateless handshake (for servers)                                        */
+
+/* A server that adds a peer for every handshake request from an unknown
+   address can have its peer table filled by a flood of forged requests.
+   These calls answer such requests without any per-peer state, as TCP's
+   SYN cookies do (docs/protocol.md, "Stateless responder"): the answer's
+   cookie is a SipHash-2-4 MAC, under a secret key of the endpoint, over
+   the requester's address (|addr|: whatever bytes the driver uses to
+   name it, at most SRD_HS_ADDR_MAX; the same bytes must come with the
+   echo), its incarnation id, its request's parameters, the incarnation id
+   offered to it and a time bucket (hs_cookie_period).  A peer is created
+   only when a packet from that address echoes a valid cookie. */
+
+/* SRD_HS_ADDR_MAX is the longest address the stateless calls take. */
+#define SRD_HS_ADDR_MAX 64
+/* SRD_HS_ANSWER_LEN is the length of every answer srd_ep_answer_hs
+   writes (an HS_RESP), and so the least length of a request it answers. */
+#define SRD_HS_ANSWER_LEN 52
+
+/* srd_ep_answer_hs answers the HS_REQ |pkt| (|len| bytes, contiguous)
+   from the unknown address |addr| (|addrlen| bytes) with an HS_RESP
+   written into |out| (|cap| bytes; SRD_PKT_HS_RESP_LEN is enough), to be
+   sent back to that address on path *out_path (if not NULL): the path the
+   request came on, modulo ps->n_paths.  |ps| is the peer settings that
+   srd_ep_accept_cookie will be given (its mtu is offered).  No peer is
+   created and nothing is kept.  The answer is never longer than the
+   request (a request shorter than the answer is refused), so a forged
+   source address gains no amplification.  The engine never sends an
+   HS_RESP again: the requester retries its HS_REQ.  Neither the log's
+   handshake records nor pkt_tap see these packets; drops are counted.
+
+   Returns the answer's length, or one of:
+   SRD_ERR_INVALID_ARGUMENT  NULL pointers, |addrlen| > SRD_HS_ADDR_MAX,
+                             bad ps->n_paths or ps->mtu
+   SRD_ERR_PROTO             not an intact HS_REQ, or shorter than the
+                             answer (dropped and counted)
+   SRD_ERR_STALE             it carries one of this endpoint's own
+                             incarnation ids: our own request reflected
+   SRD_ERR_NOBUF             |cap| is too small */
+SRD_EXTERN srd_ssize srd_ep_answer_hs(srd_ep *ep, const srd_peer_settings *ps,
+                                      const void *addr, size_t addrlen,
+                                      const uint8_t *pkt, size_t len,
+                                      uint8_t *out, size_t cap,
+                                      uint32_t *out_path, srd_tstamp now);
+
+/* srd_ep_accept_cookie takes the datagram |pkt| (|len| bytes,
+   contiguous) from the unknown address |addr|, an HS_CONFIRM or a DATA
+   carrying the handshake echo, and if it echoes a cookie that
+   srd_ep_answer_hs made for that address in this or the previous time
+   bucket (under the current key or the one srd_ep_set_hs_secret
+   replaced), adds a peer with settings |ps| (as srd_ep_add_peer) whose
+   session with the sender is established, and stores its id in *ppeer.
+   The driver then maps the address to the peer and passes the same
+   datagram to srd_ep_read_pkt for it, as any other: a DATA's payload is
+   taken in then (the first data is not lost), an HS_CONFIRM consumed.
+   An echo is accepted once: a replay after its peer exists, or after the
+   peer was removed (the last SRD_HS_SPENT sessions opened so are
+   remembered), creates nothing.
+
+   Returns 0, or one of (on error no peer was created):
+   SRD_ERR_INVALID_ARGUMENT  NULL pointers, |addrlen| > SRD_HS_ADDR_MAX,
+                             bad ps->n_paths or ps->mtu
+   SRD_ERR_PROTO             malformed, or not an echo (dropped, counted)
+   SRD_ERR_STALE             a forged, modified or expired cookie, one
+                             made for another address, or a replay
+                             (dropped, counted as bad_conn)
+   SRD_ERR_AGAIN             max_peers peers exist
+   SRD_ERR_NOMEM             allocation failed */
+SRD_EXTERN int srd_ep_accept_cookie(srd_ep *ep, const srd_peer_settings *ps,
+                                    const void *addr, size_t addrlen,
+                                    const uint8_t *pkt, size_t len,
+                                    srd_peer_id *ppeer, srd_tstamp now);
+
+/* SRD_HS_SPENT is how many sessions opened by cookies an endpoint
+   remembers, against replays of their echoes. */
+#define SRD_HS_SPENT 64
+
+/* srd_ep_set_hs_secret makes the |len| bytes at |key| (16 are used; fewer
+   are repeated) the cookie key; the key it replaces still verifies
+   cookies until the next call (rotation: call it every so often, at
+   least two hs_cookie_period apart).  An endpoint starts with a key drawn
+   from settings.seed, which is only as secret as the seed: a driver
+   facing a network should set one from the system's random source.
+   Returns 0, or SRD_ERR_INVALID_ARGUMENT for a NULL or empty key. */
+SRD_EXTERN int srd_ep_set_hs_secret(srd_ep *ep, const void *key, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Statistics                                                               */
@@ -601,6 +693,12 @@ typedef struct srd_ep_stats {
   uint64_t msgs_recv_err;           /* receive completions, error */
   uint64_t unexp_msgs;              /* messages that arrived before a receive */
   uint64_t drops[SRD_DROP_REASONS]; /* dropped packets by reason */
+  /* The stateless handshake: requests answered by srd_ep_answer_hs,
+     sessions opened by srd_ep_accept_cookie, and packets either refused
+     (also counted in drops). */
+  uint64_t hs_answered;
+  uint64_t hs_accepted;
+  uint64_t hs_refused;
 } srd_ep_stats;
 
 /* srd_ep_get_stats copies the endpoint's counters into |st|. */
@@ -696,7 +794,11 @@ typedef struct srd_pkt_info {
   uint32_t dst_conn; /* the receiver's, 0 in a first HS_REQ */
   uint16_t path;     /* the entropy index the sender used */
   int handshake;     /* HS_REQ, HS_RESP or HS_CONFIRM */
-  size_t hdrlen;     /* header bytes; a DATA's payload follows */
+  /* hs_echo: it echoes a handshake cookie (an HS_CONFIRM, or a DATA
+     that carries the echo): from an unknown address, one for
+     srd_ep_accept_cookie. */
+  int hs_echo;
+  size_t hdrlen; /* header bytes; a DATA's payload follows */
   /* DATA only, else 0: */
   uint32_t msg_id;
   uint32_t msg_len;
