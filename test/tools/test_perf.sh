@@ -315,7 +315,10 @@ bad --loopback --paths 65
 bad --loopback -P 0
 bad --loopback -P 129
 bad -s -P 4
-bad --loopback -P 4 -a
+bad --loopback -R --bidir
+bad --loopback -T lat -R
+bad --loopback -T lat --bidir
+bad -s -R
 bad --loopback --burst 0
 bad --loopback -a -s 1M
 bad --loopback -t tcp --loss 1
