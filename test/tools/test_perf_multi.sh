@@ -226,11 +226,14 @@ import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 hs = [r for r in rows if r[2] == "3"]          # HS_REQ, client to server
 srv = {r[1] for r in hs}
-clients = {r[0] for r in hs}
-assert len(srv) == 1 and len(clients) == 3, (srv, clients)
+assert len(srv) == 1, srv
+# Data from 6 client ports: 3 streams of 2 paths each (one stream has
+# 2).  A handshake retried (a slow sanitizer build) may leave from
+# either path of its stream: at least one from each of the 3.
 data = {r[0] for r in rows if r[2] == "1" and r[1] in srv}
-assert len(data) == 6, data  # 3 streams x 2 paths
-print(f"  -P 3 --pcap: {len(rows)} frames, handshakes from 3 streams, data from {len(data)} client ports")
+assert len(data) == 6, data
+assert len({r[0] for r in hs}) >= 3, hs
+print(f"  -P 3 --pcap: {len(rows)} frames, 3 streams' handshakes, data from {len(data)} client ports")
 PY
 else
   echo "  tshark missing: -P --pcap's capture not decoded"
