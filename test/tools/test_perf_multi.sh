@@ -8,7 +8,9 @@
 # --max-clients 1 is served at once every time (a session that said BYE
 # frees its slot at once); the same over tcp; a server without -t serves
 # udp and tcp clients at once, from one process; -P N runs N parallel
-# streams (each its own session, exact), a row each and their sum.
+# streams (each its own session, exact), a row each and their sum; -P
+# with -a and --csv (a stream column, sum lines), --bidir (a sum per
+# direction) and --pcap (every stream in one capture).
 #
 # Processes this script starts are ended by PID; every run is bounded by
 # srd-perf's own --time-limit and by timeout(1); waits watch output, never
@@ -176,6 +178,64 @@ timeout 60 "$BIN" 127.0.0.1 -p $port --paths 2 -P 3 -T rate -n 2000 --time-limit
   > "$tmp/par.txt" 2> "$tmp/par3.err" || fail "-P 3 text exited $?: $(cat "$tmp/par3.err")"
 grep -q "^\[SUM\] 3 streams, rate 64 B: 6000 iterations" "$tmp/par.txt" || fail "-P 3 text: $(cat "$tmp/par.txt")"
 [ "$(grep -c "^\[[123]\]  *64 " "$tmp/par.txt")" = 3 ] || fail "-P 3: a row per stream: $(cat "$tmp/par.txt")"
-kill $spid; wait $spid 2>/dev/null
 echo "  -P 4: 4 streams, each exact, summed (JSON); -P 3 text: a row each and [SUM]"
+# -P with -a and --csv: a line per stream and size (its "stream" column),
+# and a "sum" line per size whose counts are the streams' added.
+timeout 120 "$BIN" 127.0.0.1 -p $port --paths 2 -P 2 -a -T bw -n 20 --csv \
+  --time-limit 60 > "$tmp/pa.csv" 2> "$tmp/pa.err" || fail "-P 2 -a --csv exited $?: $(cat "$tmp/pa.err")"
+python3 - "$tmp/pa.csv" <<'PY' || fail "-P 2 -a --csv: $(cat "$tmp/pa.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+sizes = [8 << i for i in range(21)]
+for k in "1", "2", "sum":
+    mine = [r for r in rows if r["stream"] == k]
+    assert [int(r["size"]) for r in mine] == sizes, (k, mine)
+    assert all(r["complete"] == "1" and r["direction"] == "forward" for r in mine), mine
+for s in sizes:
+    by = {r["stream"]: int(r["iterations"]) for r in rows if int(r["size"]) == s}
+    assert by["1"] == by["2"] == 20 and by["sum"] == 40, (s, by)
+assert len(rows) == 3 * len(sizes), len(rows)
+PY
+# -P with --bidir: each stream's forward and reverse rows exact, a sum of
+# each direction and of both.
+timeout 60 "$BIN" 127.0.0.1 -p $port --paths 2 -P 2 --bidir -T bw -s 16K -n 50 --verify \
+  --json --time-limit 40 > "$tmp/pb.json" 2> "$tmp/pb.err" || fail "-P 2 --bidir exited $?: $(cat "$tmp/pb.err")"
+python3 - "$tmp/pb.json" <<'PY' || fail "-P 2 --bidir: $(cat "$tmp/pb.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [s["direction"] for s in d["sum"]] == ["forward", "reverse", "bidir"], d["sum"]
+for x in d["streams"]:
+    for r in x["forward"], x["reverse"]:
+        assert r["complete"] and r["iterations"] == 50, r
+        assert r["receiver"]["received"] == r["receiver"]["sent"] == 50 + r["warmup"], r
+f, r, b = d["sum"]
+assert f["iterations"] == r["iterations"] == 100 and b["iterations"] == 200, d["sum"]
+PY
+kill $spid; wait $spid 2>/dev/null
+echo "  -P 2 -a --csv: a line per stream and size, a sum line per size; -P 2 --bidir: summed per direction"
+# -P with --pcap: one capture holds every stream's datagrams (each stream
+# its own client ports: a handshake from each, data from all their paths).
+if command -v tshark > /dev/null; then
+  timeout 60 "$BIN" --loopback --paths 2 -P 3 -T bw -s 16K -n 50 --pcap "$tmp/pp.pcap" \
+    --json --time-limit 40 > "$tmp/pp.json" 2> "$tmp/pp.err" || fail "-P 3 --pcap exited $?: $(cat "$tmp/pp.err")"
+  tshark -X lua_script:tools/wireshark/srd.lua -o udp.try_heuristic_first:TRUE \
+    -r "$tmp/pp.pcap" -T fields -e udp.srcport -e udp.dstport -e srd.type \
+    > "$tmp/pp.txt" 2> /dev/null || fail "tshark on the -P capture"
+  python3 - "$tmp/pp.txt" <<'PY' || fail "-P 3 --pcap: $(head -20 "$tmp/pp.txt")"
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+hs = [r for r in rows if r[2] == "3"]          # HS_REQ, client to server
+srv = {r[1] for r in hs}
+assert len(srv) == 1, srv
+# Data from 6 client ports: 3 streams of 2 paths each (one stream has
+# 2).  A handshake retried (a slow sanitizer build) may leave from
+# either path of its stream: at least one from each of the 3.
+data = {r[0] for r in rows if r[2] == "1" and r[1] in srv}
+assert len(data) == 6, data
+assert len({r[0] for r in hs}) >= 3, hs
+print(f"  -P 3 --pcap: {len(rows)} frames, 3 streams' handshakes, data from {len(data)} client ports")
+PY
+else
+  echo "  tshark missing: -P --pcap's capture not decoded"
+fi
 echo "PASS"

@@ -2,13 +2,15 @@
  * capture.c: srd-perf --pcap.  The udp backend shows every datagram it
  * exchanges to a tap (xport_config.tap); this writes them to a pcap file
  * with their real addresses and ports, on the wall clock, through the
- * pcap writer srd-loopback and srd-sim use (tools/lib/srd_pcap.h).  One
- * xport per process is tapped (the loopback server's thread is not), so
- * no lock is needed.
+ * pcap writer srd-loopback and srd-sim use (tools/lib/srd_pcap.h).  The
+ * client's xport is tapped, or a server's, not the loopback server's
+ * thread's; with -P every stream's, each on a thread of its own, into the
+ * one file: a lock keeps their records whole.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -22,6 +24,7 @@ static const char *cap_path;
    capture's timestamps are read in. */
 static int64_t rt_off;
 static uint64_t cap_skipped;
+static pthread_mutex_t cap_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void capture_open(const opts *o) {
   char err[256];
@@ -42,11 +45,13 @@ void capture_tap(void *user, int out, const struct sockaddr *src,
                  const struct sockaddr *dst, const uint8_t *hdr, size_t hdrlen,
                  const uint8_t *payload, size_t paylen, uint64_t ts_ns) {
   (void)user, (void)out;
+  pthread_mutex_lock(&cap_lock);
   if (cap == NULL ||
       srd_pcap_write_udp(cap, (uint64_t)((int64_t)ts_ns + rt_off), src, dst,
                          hdr, hdrlen, payload, paylen) != 0) {
     ++cap_skipped;
   }
+  pthread_mutex_unlock(&cap_lock);
 }
 
 int capture_close(void) {

@@ -2,7 +2,9 @@
  * client.c: the srd-perf client.  It says HELLO, then for each size
  * START, the test (run_stream for bw and rate, run_pingpong for lat),
  * DONE and RESULT, and at last BYE; it measures, and hands each size's
- * result to report.c.
+ * result to report.c.  In reverse and bidir phases (-R, --bidir) it
+ * receives too (rxside): the server's data, measured here, at the
+ * receiver, as iperf3 reports its receiver's throughput.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -17,6 +19,34 @@
 
 #include "perf.h"
 #include "tool_hist.h"
+
+/* rxslot is a receive of the client's pool: its buffer, of |cap| bytes,
+   and whether the transport holds it. */
+typedef struct rxslot {
+  uint8_t *buf;
+  size_t cap;
+  int posted;
+} rxslot;
+
+/* rxside is the client's receiving side (reverse, bidir): a pool of
+   receives that takes the server's data and, once it is on, every
+   control reply too, until the run ends. */
+typedef struct rxside {
+  int on;
+  rxslot *slot;
+  uint32_t nslot;
+  uint32_t depth; /* receives of the phase's size kept posted */
+  uint64_t size, warm;
+  int verify;
+  /* the phase: data messages (duplicates not counted), DRAINs, those
+     measured and when: from the warm-up's last arrival (or START) to the
+     last arrival while |timing| */
+  uint64_t data, drains, measured, t0, t_last, last_heard;
+  int timing;
+  uint64_t dups, corrupt, garbage;
+  uint8_t *seen;
+  uint64_t seen_bits;
+} rxside;
 
 typedef struct client {
   const opts *o;
@@ -36,6 +66,8 @@ typedef struct client {
   void **orphans;
   size_t n_orphans, orphans_cap;
   msgmem mm; /* the message buffers (-m) */
+  rxside rx; /* -R, --bidir */
+  int verify_failed;
 } client;
 
 /* orphan hands |p| to be freed once the transport is closed. */
@@ -112,6 +144,182 @@ static uint64_t malformed_in(const client *c, const xport_stats *st) {
          st->drops[SRD_DROP_BAD_FIELD];
 }
 
+/* rx_fill keeps c->rx.depth receives of the phase's size posted. */
+static void rx_fill(client *c) {
+  rxside *rx = &c->rx;
+  size_t cap = rx->size < CTL_SIZE ? CTL_SIZE : (size_t)rx->size;
+  uint32_t good = 0, i;
+
+  for (i = 0; i < rx->nslot; ++i) {
+    good += rx->slot[i].posted && rx->slot[i].cap >= cap;
+  }
+  for (i = 0; good < rx->depth; ++i) {
+    rxslot *sl;
+    if (i == rx->nslot) {
+      rxslot *n = realloc(rx->slot, (rx->nslot + 64) * sizeof(*n));
+      if (n == NULL) {
+        return;
+      }
+      memset(n + rx->nslot, 0, 64 * sizeof(*n));
+      rx->slot = n;
+      rx->nslot += 64;
+    }
+    sl = &rx->slot[i];
+    if (sl->posted) {
+      continue;
+    }
+    if (sl->buf && sl->cap < cap) {
+      msg_free(&c->mm, sl->buf, 0);
+      sl->buf = NULL;
+    }
+    if (sl->buf == NULL) {
+      sl->buf = msg_alloc(&c->mm, cap);
+      sl->cap = cap;
+    }
+    if (xport_post_recv(c->x, sl->buf, sl->cap, (void *)(uintptr_t)i) != 0) {
+      return; /* max_recvs: fewer this time */
+    }
+    sl->posted = 1;
+    ++good;
+  }
+}
+
+/* rx_begin starts the receiving side of a phase of |size| with a window
+   of |window| and |warm| messages of warm-up, and posts its receives.
+   Returns how many receives posted earlier are too small for it (START
+   asks the server to fill those with DRAINs first). */
+static uint64_t rx_begin(client *c, uint64_t size, uint64_t window,
+                         uint64_t warm) {
+  rxside *rx = &c->rx;
+  uint64_t small = 0;
+  uint32_t i;
+
+  rx->on = 1;
+  rx->size = size;
+  rx->warm = warm;
+  rx->verify = c->o->verify;
+  rx->depth = (uint32_t)(window + 8 > 512 ? 512 : window + 8);
+  rx->data = rx->drains = rx->measured = rx->t_last = 0;
+  rx->dups = rx->corrupt = rx->garbage = 0;
+  rx->timing = 1;
+  rx->t0 = warm ? 0 : xport_now();
+  rx->last_heard = xport_now();
+  free(rx->seen);
+  rx->seen = NULL;
+  rx->seen_bits = 0;
+  for (i = 0; i < rx->nslot; ++i) {
+    small += rx->slot[i].posted && rx->slot[i].cap < size;
+  }
+  rx_fill(c);
+  return small;
+}
+
+/* rx_recv takes the receive completion |q| of the pool: counts (and with
+   --verify checks) a data message, and posts the receive again.  Returns
+   0 for data or a DRAIN, 1 for another control message (in *rep unless
+   NULL; with NULL, an ERROR fails the run), 2 for a control message of
+   another protocol (in *rep, or NULL). */
+static int rx_recv(client *c, const xport_cqe *q, ctl *rep) {
+  rxside *rx = &c->rx;
+  uint32_t i = (uint32_t)(uintptr_t)q->ctx, idx = 0;
+  rxslot *sl = &rx->slot[i];
+  uint64_t now = xport_now();
+  const uint8_t *h;
+  ctl m;
+  int dv, rv = 0, dev = c->mm.mem != XPORT_MEM_HOST;
+
+  sl->posted = 0;
+  rx->last_heard = now;
+  h = q->len == CTL_SIZE ? msg_read(&c->mm, sl->buf, CTL_SIZE) : NULL;
+  dv = h ? ctl_decode(h, CTL_SIZE, &m) : -1;
+  if (dv == 0 && m.type == C_DRAIN) {
+    ++rx->drains;
+  } else if (dv != -1) {
+    rv = dv == 0 ? 1 : 2;
+    if (rep) {
+      *rep = m;
+    } else if (dv == 0 && m.type == C_ERROR) {
+      snprintf(c->fail_msg, sizeof(c->fail_msg), "server: %s", m.text);
+      c->failed = 1;
+    }
+  } else {
+    int d = rx->verify
+                ? data_check(msg_read(&c->mm, sl->buf, q->len), q->len, &idx)
+            : dev ? 0
+                  : data_peek(sl->buf, q->len, &idx);
+    if (d == -1) {
+      ++rx->garbage;
+    } else if (rx->verify && seen_mark(&rx->seen, &rx->seen_bits, idx)) {
+      ++rx->dups;
+    } else {
+      rx->corrupt += d == -2 || q->len != rx->size;
+      if (++rx->data == rx->warm) {
+        rx->t0 = now;
+      } else if (rx->data > rx->warm && rx->timing) {
+        rx->t_last = now;
+        ++rx->measured;
+      }
+    }
+  }
+  if (sl->cap < rx->size) {
+    /* posted for an earlier, smaller phase: not again */
+    msg_free(&c->mm, sl->buf, 0);
+    sl->buf = NULL;
+  }
+  rx_fill(c);
+  return rv;
+}
+
+/* rx_wait receives until the phase's data is in: |total| messages (a
+   counted phase), or -D from the warm-up's end (a timed one, |total| 0),
+   or, with |upto|, until that many came (the server's count, after its
+   RESULT).  Returns 0, or -1 when the run must stop (c->fail_msg says
+   why, unless interrupted). */
+static int rx_wait(client *c, uint64_t total, uint64_t upto) {
+  const opts *o = c->o;
+  rxside *rx = &c->rx;
+  uint64_t idle = (uint64_t)(o->idle_timeout * 1e9);
+  uint64_t dur = (uint64_t)(o->duration * 1e9);
+
+  for (;;) {
+    xport_cqe q[64];
+    size_t n, k;
+    uint64_t now = xport_now();
+    if (upto    ? rx->data + rx->dups + rx->garbage >= upto
+        : total ? rx->data >= total
+                : rx->t0 && now - rx->t0 >= dur) {
+      rx->timing = 0;
+      return 0;
+    }
+    if (c->failed || atomic_load(&interrupted) ||
+        (!upto && now >= c->deadline)) {
+      rx->timing = 0;
+      return c->failed || upto ? -1 : 0;
+    }
+    if (now - rx->last_heard > idle) {
+      snprintf(c->fail_msg, sizeof(c->fail_msg),
+               "no data for %.1f s: %s stalled", o->idle_timeout, c->peer_name);
+      c->failed = 1;
+      c->failed_status = -ETIMEDOUT;
+      return -1;
+    }
+    if (xport_progress(c->x, 100000000ull) != 0) {
+      return -1;
+    }
+    while ((n = xport_poll_cq(c->x, q, 64)) > 0) {
+      for (k = 0; k < n; ++k) {
+        if (q[k].status != 0) {
+          client_fail(c, &q[k]);
+          continue;
+        }
+        if (q[k].op == XPORT_OP_RECV) {
+          rx_recv(c, &q[k], NULL);
+        }
+      }
+    }
+  }
+}
+
 /* wait_ctl sends |req| (unless NULL) and waits for the control reply of
    type |expect|, bounded by |timeout_s|; returns 0 or -1 (c->fail_msg
    says why). */
@@ -128,7 +336,8 @@ static int wait_ctl(client *c, const ctl *req, ctl *rep, uint32_t expect,
   in0 = st.pkts_in;
   mal0 = malformed_in(c, &st);
 
-  rv = xport_post_recv(c->x, c->rbuf_ctl, CTL_SIZE, c->rbuf_ctl);
+  /* With the receiving side on, the reply lands in its pool. */
+  rv = c->rx.on ? 0 : xport_post_recv(c->x, c->rbuf_ctl, CTL_SIZE, c->rbuf_ctl);
   if (rv != 0) {
     snprintf(c->fail_msg, sizeof(c->fail_msg), "post_recv: %s", strerror(-rv));
     return -1;
@@ -199,10 +408,27 @@ static int wait_ctl(client *c, const ctl *req, ctl *rep, uint32_t expect,
         return -1;
       }
       if (q[i].op == XPORT_OP_SEND) {
-        sent = 1;
+        sent |= q[i].buf == c->cbuf;
         continue;
       }
-      if (ctl_decode(q[i].buf, q[i].len, rep) != 0) {
+      int dv = c->rx.on ? rx_recv(c, &q[i], rep)
+                        : ctl_decode(q[i].buf, q[i].len, rep);
+      if (c->rx.on && dv == 0) {
+        continue; /* data, or a DRAIN */
+      }
+      if (c->rx.on) {
+        dv = dv == 2 ? -2 : 0;
+      }
+      if (dv == -2) {
+        snprintf(c->fail_msg, sizeof(c->fail_msg),
+                 "the server speaks control protocol %u, this client %u: run "
+                 "the same srd-perf version on both ends",
+                 rep->proto, ctl_proto());
+        c->failed = 1;
+        c->failed_status = -EPROTO;
+        return -1;
+      }
+      if (dv != 0) {
         const uint8_t *b = q[i].buf;
         snprintf(c->fail_msg, sizeof(c->fail_msg),
                  "%s answered garbage (%zu bytes starting %02x %02x %02x "
@@ -357,6 +583,15 @@ static void run_stream(client *c, result *r, uint64_t total, uint64_t warm) {
     while ((n = xport_poll_cq(c->x, q, 64)) > 0) {
       for (k = 0; k < n; ++k) {
         uint32_t slot = (uint32_t)(uintptr_t)q[k].ctx;
+        if (q[k].op == XPORT_OP_RECV && c->rx.on) {
+          /* --bidir: the server's data, meanwhile */
+          if (q[k].status != 0) {
+            client_fail(c, &q[k]);
+          } else {
+            rx_recv(c, &q[k], NULL);
+          }
+          continue;
+        }
         if (q[k].op != XPORT_OP_SEND || slot >= w) {
           continue;
         }
@@ -594,6 +829,12 @@ static int send_drains(client *c, uint64_t n) {
       if (q[i].status != 0) {
         client_fail(c, &q[i]);
       }
+      if (q[i].op == XPORT_OP_RECV && c->rx.on) {
+        if (q[i].status == 0) {
+          rx_recv(c, &q[i], NULL); /* --bidir: the server's data */
+        }
+        continue;
+      }
       ++done;
       last = xport_now();
     }
@@ -618,16 +859,72 @@ static int send_drains(client *c, uint64_t n) {
   return c->failed || done < n ? -1 : 0;
 }
 
-/* run_size runs one size: START, drains, the test, DONE, RESULT.
-   Returns 0, or -1 when the run must stop. */
-static int run_size(client *c, uint64_t size, result *r) {
+/* finish_row computes |r|'s rates and percentiles from its iterations,
+   seconds and c's latencies (none: zero). */
+static void finish_row(client *c, result *r) {
+  uint64_t k;
+
+  if (c->nlat) {
+    double sum = 0;
+    tool_sort_float(c->lat, c->nlat);
+    r->p50 = tool_pct_float(c->lat, c->nlat, 0.50);
+    r->p99 = tool_pct_float(c->lat, c->nlat, 0.99);
+    r->p999 = tool_pct_float(c->lat, c->nlat, 0.999);
+    r->max = c->lat[c->nlat - 1];
+    for (k = 0; k < c->nlat; ++k) {
+      sum += c->lat[k];
+    }
+    r->avg = sum / (double)c->nlat;
+  }
+  if (r->seconds > 0) {
+    r->msg_rate = (double)r->iters / r->seconds;
+    r->mbps = r->msg_rate * (double)r->size / 1e6;
+    r->gbps = r->mbps * 8 / 1e3;
+  }
+}
+
+/* rev_row fills |rv|, the reverse direction's row of a phase of |fw|'s
+   size, from the receiving side's counts and the server's RESULT |rep|:
+   measured here, at the receiver. */
+static void rev_row(client *c, const result *fw, result *rv, const ctl *rep) {
+  const rxside *rx = &c->rx;
+
+  *rv = *fw;
+  rv->dir = D_REV;
+  rv->iters = rx->measured;
+  rv->seconds =
+      rx->t0 && rx->t_last > rx->t0 ? (double)(rx->t_last - rx->t0) / 1e9 : 0;
+  rv->p50 = rv->p99 = rv->p999 = rv->max = rv->avg = 0;
+  rv->mbps = rv->gbps = rv->msg_rate = 0;
+  rv->retransmits = rep->v[5]; /* the sender's: the server's */
+  rv->sent = rep->v[6];
+  rv->rx_received = rx->data;
+  rv->rx_dups = rx->dups;
+  rv->rx_corrupt = rx->corrupt;
+  rv->rx_errors = rx->garbage;
+  rv->srv_received = rv->srv_dups = rv->srv_corrupt = rv->srv_errors = 0;
+  rv->complete = fw->complete && rx->data >= rep->v[6] && rx->measured > 0;
+  rv->stopped = fw->stopped;
+  c->nlat = 0;
+  finish_row(c, rv);
+}
+
+/* run_size runs one size: START, drains, the test, DONE, RESULT, and the
+   rows it makes into |rows| (*nrows of them: one, or with --bidir the
+   forward row, the reverse row and their sum).  Returns 0, or -1 when
+   the run must stop. */
+static int run_size(client *c, uint64_t size, result *rows, int *nrows) {
   const opts *o = c->o;
+  result *r = &rows[0];
   ctl req, rep;
   xport_stats a, b;
-  uint64_t total, warm, k;
+  uint64_t total, warm;
+  dir_kind dir = o->test == T_LAT ? D_FWD : o->dir;
 
+  *nrows = 1;
   memset(r, 0, sizeof(*r));
   r->test = o->test;
+  r->dir = dir == D_BIDIR ? D_FWD : dir;
   r->size = size;
   r->window = default_window(o, size);
   total = default_iters(o, size);
@@ -641,10 +938,16 @@ static int run_size(client *c, uint64_t size, result *r) {
   memset(&req, 0, sizeof(req));
   req.type = C_START;
   req.test = o->test;
-  req.flags = o->verify ? 1 : 0;
+  req.flags = o->verify ? CTL_F_VERIFY : 0;
   req.size = size;
   req.count = total;
   req.v[0] = r->window;
+  req.v[1] = dir;
+  req.v[2] = warm;
+  if (dir != D_FWD) {
+    /* Receives for the server's data before it sends any. */
+    req.v[3] = rx_begin(c, size, r->window, warm);
+  }
   if (wait_ctl(c, &req, &rep, C_READY, o->idle_timeout) != 0) {
     return -1;
   }
@@ -654,10 +957,16 @@ static int run_size(client *c, uint64_t size, result *r) {
   }
   xport_get_stats(c->x, &a);
   c->nlat = 0;
+  c->sent_ok = 0;
   if (o->test == T_LAT) {
     run_pingpong(c, r, total, warm);
+  } else if (dir == D_REV) {
+    rx_wait(c, total, 0);
   } else {
     run_stream(c, r, total, warm);
+    if (dir == D_BIDIR && !c->failed) {
+      rx_wait(c, total, 0);
+    }
   }
   xport_get_stats(c->x, &b);
   record_stats(c, r, &a, &b);
@@ -680,26 +989,19 @@ static int run_size(client *c, uint64_t size, result *r) {
     fprintf(stderr, "\n");
   }
   r->errors = c->failed;
-  if (c->nlat) {
-    double sum = 0;
-    tool_sort_float(c->lat, c->nlat);
-    r->p50 = tool_pct_float(c->lat, c->nlat, 0.50);
-    r->p99 = tool_pct_float(c->lat, c->nlat, 0.99);
-    r->p999 = tool_pct_float(c->lat, c->nlat, 0.999);
-    r->max = c->lat[c->nlat - 1];
-    for (k = 0; k < c->nlat; ++k) {
-      sum += c->lat[k];
-    }
-    r->avg = sum / (double)c->nlat;
+  if (dir != D_REV) {
+    finish_row(c, r);
   }
-  if (r->seconds > 0) {
-    r->msg_rate = (double)r->iters / r->seconds;
-    r->mbps = r->msg_rate * (double)size / 1e6;
-    r->gbps = r->mbps * 8 / 1e3;
+  if (dir == D_REV) {
+    /* rev_row times it: here, whether it ran */
+    r->complete =
+        total ? c->rx.data >= total
+              : !c->failed && !atomic_load(&interrupted) && c->rx.measured > 0;
+  } else if (o->duration > 0) {
+    r->complete = !c->failed && !atomic_load(&interrupted) && r->seconds > 0;
+  } else {
+    r->complete = r->iters + warm == total;
   }
-  r->complete = o->duration > 0
-                    ? !c->failed && !atomic_load(&interrupted) && r->seconds > 0
-                    : r->iters + warm == total;
   if (c->failed) {
     r->stopped = "peer failed";
     return -1;
@@ -720,6 +1022,7 @@ static int run_size(client *c, uint64_t size, result *r) {
   memset(&req, 0, sizeof(req));
   req.type = C_DONE;
   req.count = c->sent_ok;
+  req.v[0] = c->rx.data;
   if (wait_ctl(c, &req, &rep, C_RESULT, o->idle_timeout) != 0) {
     r->ctl_failed = 1; /* whatever stopped the phase, the peer is gone */
     return -1;
@@ -728,11 +1031,51 @@ static int run_size(client *c, uint64_t size, result *r) {
   r->srv_dups = rep.v[2];
   r->srv_corrupt = rep.v[3];
   r->srv_errors = rep.v[4];
+  r->sent = c->sent_ok;
+  r->rx_received = rep.v[0];
+  r->rx_dups = rep.v[2];
+  r->rx_corrupt = rep.v[3];
+  r->rx_errors = rep.v[4];
   memcpy(r->srv_drops, rep.drops, sizeof(r->srv_drops));
   if (o->test == T_LAT) {
     r->retransmits += rep.v[5];
   }
-  return r->complete ? 0 : -1;
+  if (dir == D_BIDIR && rep.v[7] > 0) {
+    /* The forward half measured at its receiver, the server. */
+    r->iters = rep.v[8];
+    r->seconds = (double)rep.v[7] / 1e9;
+    r->mbps = r->gbps = r->msg_rate = 0;
+    finish_row(c, r);
+  }
+  if (dir != D_FWD) {
+    /* What the server sent that is still on its way (a timed phase). */
+    if (rx_wait(c, 0, rep.v[6]) != 0) {
+      r->ctl_failed = 1;
+      return -1;
+    }
+    if (dir == D_REV) {
+      result fw = *r;
+      rev_row(c, &fw, &rows[0], &rep);
+    } else {
+      rev_row(c, r, &rows[1], &rep);
+      rows[2] = rows[0];
+      rows[2].dir = D_BIDIR;
+      result_add(&rows[2], &rows[1]);
+      *nrows = 3;
+    }
+    if (o->verify && (c->rx.dups || c->rx.corrupt || c->rx.garbage ||
+                      c->rx.data != rep.v[6])) {
+      fprintf(stderr,
+              "%s: verification failed (reverse, %" PRIu64
+              " B): server sent %" PRIu64 ", client received %" PRIu64
+              ", %" PRIu64 " duplicates, %" PRIu64 " corrupted, %" PRIu64
+              " not data\n",
+              tool_name(), size, rep.v[6], c->rx.data, c->rx.dups,
+              c->rx.corrupt, c->rx.garbage);
+      c->verify_failed = 1;
+    }
+  }
+  return rows[0].complete ? 0 : -1;
 }
 
 /* blocked_paths_hint says, when answers came from only some of the
@@ -766,19 +1109,36 @@ int run_client(const opts *o, const struct sockaddr_storage *srv,
   return run_client_to(o, srv, srv_len, stdout, NULL);
 }
 
+/* close_client closes |c|'s transport and frees what it held. */
+static void close_client(client *c) {
+  xport_close(c->x);
+  for (uint32_t i = 0; i < c->rx.nslot; ++i) {
+    if (c->rx.slot[i].buf) {
+      msg_free(&c->mm, c->rx.slot[i].buf, 1);
+    }
+  }
+  free(c->rx.slot);
+  free(c->rx.seen);
+  free(c->cbuf);
+  free(c->rbuf_ctl);
+  free(c->lat);
+  free_orphans(c);
+  msgmem_fini(&c->mm);
+}
+
 int run_client_to(const opts *o, const struct sockaddr_storage *srv,
-                  socklen_t srv_len, FILE *f, result *last) {
+                  socklen_t srv_len, FILE *f, results *all) {
   opts mtu_opts;
   client c;
   report out;
   ctl req, rep;
-  result r;
+  result rows[3], r;
   uint64_t sizes[32];
-  int nsizes = 0, rc = 0, i, size_failed = 0;
+  int nsizes = 0, rc = 0, i, size_failed = 0, nrows = 0;
 
   memset(&r, 0, sizeof(r));
-  if (last) {
-    memset(last, 0, sizeof(*last));
+  if (all) {
+    all->n = 0;
   }
 
   memset(&c, 0, sizeof(c));
@@ -846,11 +1206,7 @@ int run_client_to(const opts *o, const struct sockaddr_storage *srv,
       fprintf(stderr, "%s: %s\n", tool_name(),
               c.fail_msg[0] ? c.fail_msg : "no answer");
     }
-    xport_close(c.x);
-    free(c.cbuf);
-    free(c.rbuf_ctl);
-    free_orphans(&c);
-    msgmem_fini(&c.mm);
+    close_client(&c);
     return atomic_load(&interrupted) ? 130 : 1;
   }
   c.srv_paths = (uint32_t)rep.v[0];
@@ -865,9 +1221,13 @@ int run_client_to(const opts *o, const struct sockaddr_storage *srv,
     sizes[nsizes++] = o->size;
   }
   for (i = 0; i < nsizes; ++i) {
-    int rv = run_size(&c, sizes[i], &r);
+    int rv = run_size(&c, sizes[i], rows, &nrows);
+    r = rows[0];
     if (r.iters || r.stopped || rv == 0) {
-      report_row(&out, &r, f);
+      report_rows(&out, rows, nrows, f);
+      for (int k = 0; all && k < nrows && all->n < MAX_ROWS; ++k) {
+        all->row[all->n++] = rows[k];
+      }
     }
     if (rv != 0) {
       size_failed = r.stopped == NULL || r.ctl_failed;
@@ -941,8 +1301,12 @@ int run_client_to(const opts *o, const struct sockaddr_storage *srv,
          saying even so (a firewall halving the paths is slow, not dead). */
       blocked_paths_hint(&c, &r);
     }
-    if (o->verify && (r.srv_dups || r.srv_corrupt ||
-                      (o->test != T_LAT && r.srv_received != c.sent_ok))) {
+    if (c.verify_failed) {
+      rc = 1;
+    }
+    if (o->verify && o->dir != D_REV &&
+        (r.srv_dups || r.srv_corrupt ||
+         (o->test != T_LAT && r.srv_received != c.sent_ok))) {
       fprintf(stderr,
               "%s: verification failed: sent %" PRIu64 ", server received "
               "%" PRIu64 ", %" PRIu64 " duplicates, %" PRIu64 " corrupted\n",
@@ -951,14 +1315,6 @@ int run_client_to(const opts *o, const struct sockaddr_storage *srv,
       rc = 1;
     }
   }
-  if (last) {
-    *last = r;
-  }
-  xport_close(c.x);
-  free(c.cbuf);
-  free(c.rbuf_ctl);
-  free(c.lat);
-  free_orphans(&c);
-  msgmem_fini(&c.mm);
+  close_client(&c);
   return rc;
 }

@@ -18,6 +18,7 @@
 #define DEFAULT_PORT 18515
 
 const char *const test_names[] = {"bw", "lat", "rate"};
+const char *const dir_names[] = {"forward", "reverse", "bidir"};
 
 static void usage(FILE *f) {
   fprintf(
@@ -45,12 +46,22 @@ static void usage(FILE *f) {
       "  -w, --warmup N           unmeasured iterations first [n/10, <= 1000]\n"
       "  -W, --window N           messages outstanding (bw, rate) [bw: 16 MiB\n"
       "                           worth, 2..128; rate 256]\n"
+      "  -R, --reverse            bw, rate: the server sends, the client\n"
+      "                           receives and measures (as iperf3's -R)\n"
+      "  --bidir                  bw, rate: both ways at once; a row for each\n"
+      "                           direction, measured at its receiver, and\n"
+      "                           their sum (direction \"bidir\")\n"
       "  -P, --parallel N         parallel streams, as iperf3's -P: N clients\n"
       "                           in this process, each its own transport and\n"
-      "                           session, a row each and their sum [1]\n"
+      "                           session, a row each and their sum [1]; with\n"
+      "                           -a a sum per size, --csv a \"stream\" "
+      "column\n"
+      "                           and \"sum\" lines, --pcap one capture of "
+      "all\n"
       "                           (srd paths are --paths, no longer -P)\n"
       "  --verify                 check every byte, and that each message\n"
-      "                           arrives exactly once, at the server\n"
+      "                           arrives exactly once, at the receiver (the\n"
+      "                           server; with -R the client)\n"
       "  -m, --mem host|cuda      where messages live: host memory, or CUDA\n"
       "                           device memory, staged through pinned host\n"
       "                           buffers (as ucx_perftest -m cuda) [host]\n"
@@ -117,7 +128,8 @@ static void usage(FILE *f) {
       "  --json, --csv            machine-readable output\n"
       "  --pcap FILE              udp: write the datagrams this process sends\n"
       "                           and receives to FILE (pcap; --loopback: the\n"
-      "                           client's, which are the whole exchange)\n"
+      "                           client's, which are the whole exchange; -P:\n"
+      "                           every stream's)\n"
       "  --pcap-snaplen N         bytes kept of each frame, 0 for all [1024:\n"
       "                           every header whole]\n"
       "  -v, --verbose            transport diagnostics on stderr\n"
@@ -226,7 +238,8 @@ enum {
   O_PROVIDER,
   O_LIST_PROVIDERS,
   O_MTU,
-  O_CUDA_DEVICE
+  O_CUDA_DEVICE,
+  O_BIDIR
 };
 
 static const struct option long_opts[] = {
@@ -245,6 +258,8 @@ static const struct option long_opts[] = {
     {"local-port", required_argument, 0, O_LOCAL_PORT},
     {"paths", required_argument, 0, O_PATHS},
     {"parallel", required_argument, 0, 'P'},
+    {"reverse", no_argument, 0, 'R'},
+    {"bidir", no_argument, 0, O_BIDIR},
     {"burst", required_argument, 0, O_BURST},
     {"mtu", required_argument, 0, O_MTU},
     {"mem", required_argument, 0, 'm'},
@@ -333,6 +348,7 @@ void parse_args(opts *o, int argc, char **argv) {
   int ac = 0;
 
   tool_init(&info);
+  ctl_init();
   av = parsed_argv = calloc((size_t)argc + 2, sizeof(char *));
   if (av == NULL) {
     tool_die("out of memory");
@@ -369,7 +385,7 @@ void parse_args(opts *o, int argc, char **argv) {
     }
   }
   optind = 1;
-  while ((c = tool_getopt(ac, av, "t:T:an:D:w:W:p:P:m:46vh", long_opts)) !=
+  while ((c = tool_getopt(ac, av, "t:T:an:D:w:W:p:P:Rm:46vh", long_opts)) !=
          -1) {
     switch (c) {
     case 't':
@@ -432,6 +448,18 @@ void parse_args(opts *o, int argc, char **argv) {
       break;
     case 'P':
       o->streams = (uint32_t)tool_arg_size("-P", optarg, 1, 128);
+      break;
+    case 'R':
+      if (o->dir == D_BIDIR) {
+        tool_usage_error("-R and --bidir exclude each other");
+      }
+      o->dir = D_REV;
+      break;
+    case O_BIDIR:
+      if (o->dir == D_REV) {
+        tool_usage_error("-R and --bidir exclude each other");
+      }
+      o->dir = D_BIDIR;
       break;
     case O_PATHS:
       o->paths = (uint32_t)tool_arg_size("--paths", optarg, 1, XPORT_MAX_PATHS);
@@ -626,9 +654,16 @@ void parse_args(opts *o, int argc, char **argv) {
   if (o->json && o->csv) {
     tool_usage_error("--json and --csv exclude each other");
   }
-  if (o->streams > 1 && (o->server || o->sweep || o->csv || o->pcap)) {
-    tool_usage_error("-P N (parallel streams) is a client's, and not with "
-                     "-a, --csv or --pcap");
+  if (o->streams > 1 && o->server) {
+    tool_usage_error("-P N (parallel streams) is a client's");
+  }
+  if (o->dir != D_FWD && o->server) {
+    tool_usage_error("%s is a client's: the client tells the server",
+                     o->dir == D_REV ? "-R" : "--bidir");
+  }
+  if (o->dir != D_FWD && o->test == T_LAT) {
+    tool_usage_error("%s is for bw and rate (lat is a round trip already)",
+                     o->dir == D_REV ? "-R" : "--bidir");
   }
   if (o->sweep && o->size_set) {
     tool_usage_error("-a and -s SIZE exclude each other");

@@ -66,6 +66,15 @@ enum {
 /* test_kind is the test: its value travels in START. */
 typedef enum test_kind { T_BW = 0, T_LAT = 1, T_RATE = 2 } test_kind;
 
+/* dir_kind is which way a bw or rate test's data flows: the client
+   sends (forward), the server does (-R, reverse), or both at once
+   (--bidir).  Its value travels in START; a result's is forward or
+   reverse, or bidir for the sum of a --bidir run's two. */
+typedef enum dir_kind { D_FWD = 0, D_REV = 1, D_BIDIR = 2 } dir_kind;
+
+/* dir_names names each dir_kind, as the output prints it (opts.c). */
+extern const char *const dir_names[];
+
 /* test_names names each test_kind, as -T takes it and the output prints
    it (opts.c). */
 extern const char *const test_names[];
@@ -89,6 +98,7 @@ typedef struct opts {
   const char *transport;
   int transport_set; /* -t given: a server without it serves tcp too */
   test_kind test;
+  dir_kind dir; /* -R, --bidir */
   uint64_t size;
   int size_set, sweep;
   uint64_t iters;
@@ -111,6 +121,7 @@ typedef struct opts {
   int verify, json, csv, once, verbose;
   uint32_t max_clients; /* server: sessions at once (--max-clients) */
   uint32_t streams;     /* client: parallel streams (-P) */
+  uint32_t stream_id;   /* a -P stream's number, 1..N (0: not one) */
   int no_gso, no_gro, no_multishot;
   const char *cc;
   const char *provider; /* fabric: --provider, else FI_PROVIDER or NULL */
@@ -169,15 +180,35 @@ int open_xport(const opts *o, xport **px, int server, int family,
 typedef struct ctl {
   uint32_t type;  /* C_* */
   uint32_t test;  /* START: the test_kind; HELLO: too, informational */
-  uint32_t flags; /* START: bit 0 is --verify */
+  uint32_t flags; /* START: CTL_F_* */
+  uint32_t proto; /* decoded: the sender's control protocol */
+  /* proto_error (encode): an ERROR refusing another protocol, framed as
+     HELLO is, so that a version 2 peer reads its text */
+  int proto_error;
   uint64_t size;  /* HELLO: the largest size; START: the size */
   uint64_t count; /* START: messages in the phase (0: timed); DONE: sent */
-  uint64_t v[6];  /* per type: READY v[0] drains; RESULT v[0..5] counts */
-  char text[40];  /* ERROR: why, NUL-terminated */
+  /* per type (v[6..10] share the bytes of |text|, which only ERROR has):
+     START v[0] window, v[1] direction (dir_kind), v[2] the warm-up count,
+     v[3] the client's posted receives too small for |size|;
+     READY v[0] drains; DONE v[0] messages the client received;
+     RESULT v[0..5] counts, v[6] messages the server sent, v[7] ns from
+     the warm-up's end to the last message received, v[8] messages
+     received in that time */
+  uint64_t v[11];
+  char text[40]; /* ERROR: why, NUL-terminated */
   /* drops (RESULT): the server engine's drops over the phase, by
      srd_drop_reason; zero in the other messages. */
   uint64_t drops[16];
 } ctl;
+
+/* CTL_F_VERIFY (START's flags): --verify. */
+#define CTL_F_VERIFY 1u
+
+/* ctl_init reads SRD_PERF_PROTO, a stand-in protocol number for this
+   end (the tests' other release); call it before any thread starts.
+   ctl_proto returns this end's protocol. */
+void ctl_init(void);
+uint32_t ctl_proto(void);
 
 /* ctl_encode writes |c| into |b| as a control message of exactly
    CTL_SIZE bytes (|b| must hold that many).  A |text| longer than 39
@@ -185,8 +216,10 @@ typedef struct ctl {
 void ctl_encode(uint8_t *b, const ctl *c);
 
 /* ctl_decode reads the control message of |len| bytes at |b| into |c|.
-   Returns 0, or -1 if |b| is not a control message of this protocol
-   version (wrong length, magic or version); |c| is then unspecified. */
+   Returns 0; -2 for a control message of another protocol (c->proto
+   says which; c->type and, for ERROR, c->text are its own, the rest
+   unspecified); or -1 if |b| is not a control message at all (wrong
+   length or magic; |c| unspecified). */
 int ctl_decode(const uint8_t *b, size_t len, ctl *c);
 
 /* data_fill writes a data message's head (magic and the low 32 bits of
@@ -204,6 +237,11 @@ int data_peek(const uint8_t *b, size_t len, uint32_t *index);
    after the head against its pattern.  Returns 0, -1 if it is not a data
    message (*index untouched), or -2 if the pattern does not match. */
 int data_check(const uint8_t *b, size_t len, uint32_t *index);
+
+/* seen_mark marks index |idx| in the bitmap *seen of *bits bits (grown
+   as needed; free(3) it), or dies out of memory.  Returns 1 if it was
+   marked already (a duplicate), else 0. */
+int seen_mark(uint8_t **seen, uint64_t *bits, uint32_t idx);
 
 /* ------------------------------------------------------------------------ */
 /* The process (main.c)                                                     */
@@ -280,15 +318,20 @@ void *lb_server_main(void *arg);
 /* ------------------------------------------------------------------------ */
 /* Client and report (client.c, report.c)                                   */
 
-/* result is what one size measured, and what the server counted. */
+/* result is what one size measured in one direction (or, D_BIDIR, the
+   sum of both), and what its receiver counted. */
 typedef struct result {
   test_kind test;
+  dir_kind dir;
   uint64_t size, iters, warmup, window;
   double seconds;
   double mbps, gbps, msg_rate;
   double p50, p99, p999, max, avg;
   uint64_t retransmits, bad_in, errors;
   uint64_t srv_received, srv_dups, srv_corrupt, srv_errors;
+  /* the sender's messages sent; the receiver's (forward: the server's,
+     reverse: this client's) counts */
+  uint64_t sent, rx_received, rx_dups, rx_corrupt, rx_errors;
   uint64_t path_pkts[XPORT_MAX_PATHS];
   uint32_t n_paths;
   double avg_burst;
@@ -310,10 +353,20 @@ typedef struct result {
 int run_client(const opts *o, const struct sockaddr_storage *srv,
                socklen_t srv_len);
 
+/* MAX_ROWS bounds a run's rows: -a's 21 sizes, each up to three (bidir:
+   forward, reverse, their sum). */
+#define MAX_ROWS 66
+
+/* results is every row a run printed, in order. */
+typedef struct results {
+  result row[MAX_ROWS];
+  int n;
+} results;
+
 /* run_client_to is run_client printing to |f| and, unless NULL, storing
-   the last size's result in *last (zeroed when none ran). */
+   every row it printed in *all (none: all->n is 0). */
 int run_client_to(const opts *o, const struct sockaddr_storage *srv,
-                  socklen_t srv_len, FILE *f, result *last);
+                  socklen_t srv_len, FILE *f, results *all);
 
 /* run_streams runs -P N: N clients of |o| on threads of their own, each
    its own xport and server session (and with --local-port, the ports
@@ -332,6 +385,9 @@ typedef struct report {
   int first_row;  /* no row printed yet (CSV: the header line is due) */
   int json_first; /* no JSON object printed yet */
   tool_json j;    /* --json: the document, from the first row on */
+  /* stream: the CSV "stream" column's value (-P: the stream's number, or
+     "sum"); empty: no such column */
+  char stream[16];
 } report;
 
 /* report_init starts the output of a run with options |o| (kept by
@@ -347,6 +403,16 @@ void report_header(const report *rp, const char *peer, xport *x, FILE *f);
    (the header line first) or a JSON object (an array's element with -a),
    and flushes |f|. */
 void report_row(report *rp, const result *r, FILE *f);
+
+/* report_rows prints the |n| rows one size made: report_row's for one;
+   for --bidir's three (forward, reverse, their sum) a row each in the
+   table and CSV, and in JSON one object, the sum's, holding "forward"
+   and "reverse". */
+void report_rows(report *rp, const result *rows, int n, FILE *f);
+
+/* result_add adds |r| into |sum|: counts, bytes and rates; the
+   latencies the worse; seconds the longer; complete only if both. */
+void result_add(result *sum, const result *r);
 
 /* report_end ends the JSON document report_row started (with -a the
    array's end, then the newline) and flushes it; nothing when no row

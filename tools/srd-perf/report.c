@@ -2,7 +2,8 @@
  * report.c: srd-perf's output: the text table (a header, a row per
  * size, notes under a row), CSV (a header line, a line per size) and
  * JSON (an object per size, an array with -a; docs/transports.md lists
- * the keys), written with tool_json in its spaced style.
+ * the keys), written with tool_json in its spaced style.  A --bidir size
+ * makes three rows: forward, reverse, and their sum ("bidir").
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,9 +13,36 @@
 #include "tool_srd.h"
 
 void report_init(report *rp, const opts *o) {
+  memset(rp, 0, sizeof(*rp));
   rp->o = o;
   rp->first_row = 1;
   rp->json_first = 1;
+  if (o->stream_id) {
+    snprintf(rp->stream, sizeof(rp->stream), "%u", o->stream_id);
+  }
+}
+
+void result_add(result *sum, const result *r) {
+  sum->iters += r->iters;
+  sum->mbps += r->mbps;
+  sum->gbps += r->gbps;
+  sum->msg_rate += r->msg_rate;
+  sum->retransmits += r->retransmits;
+  sum->srv_received += r->srv_received;
+  sum->srv_dups += r->srv_dups;
+  sum->srv_corrupt += r->srv_corrupt;
+  sum->srv_errors += r->srv_errors;
+  sum->sent += r->sent;
+  sum->rx_received += r->rx_received;
+  sum->rx_dups += r->rx_dups;
+  sum->rx_corrupt += r->rx_corrupt;
+  sum->rx_errors += r->rx_errors;
+  sum->complete &= r->complete;
+  sum->p50 = r->p50 > sum->p50 ? r->p50 : sum->p50;
+  sum->p99 = r->p99 > sum->p99 ? r->p99 : sum->p99;
+  sum->p999 = r->p999 > sum->p999 ? r->p999 : sum->p999;
+  sum->max = r->max > sum->max ? r->max : sum->max;
+  sum->seconds = r->seconds > sum->seconds ? r->seconds : sum->seconds;
 }
 
 void report_header(const report *rp, const char *peer, xport *x, FILE *f) {
@@ -23,8 +51,12 @@ void report_header(const report *rp, const char *peer, xport *x, FILE *f) {
   if (o->json || o->csv) {
     return;
   }
-  fprintf(f, "%s: %s %s to %s, %s, %s%s%s\n", tool_name(), o->transport,
-          test_names[o->test], peer, o->duration > 0 ? "timed" : "counted",
+  fprintf(f, "%s: %s %s%s to %s, %s, %s%s%s\n", tool_name(), o->transport,
+          test_names[o->test],
+          o->dir == D_REV     ? " reverse (the server sends)"
+          : o->dir == D_BIDIR ? " both ways"
+                              : "",
+          peer, o->duration > 0 ? "timed" : "counted",
           o->busy ? "busy-poll" : "blocking", o->verify ? ", verify" : "",
           o->mem == XPORT_MEM_CUDA ? ", CUDA device memory" : "");
   fprintf(f, "  transport: %s\n", xport_describe(x));
@@ -41,10 +73,10 @@ void report_header(const report *rp, const char *peer, xport *x, FILE *f) {
               o->imp.corrupt * 100, (double)o->imp.dup_delay_ns / 1e3);
     }
   }
-  fprintf(f, "%10s %9s %6s %10s %8s %10s %9s %9s %9s %9s %8s  %s\n", "size",
-          "iters", "window", "MB/s", "Gbit/s", "msg/s",
+  fprintf(f, "%10s %9s %6s %10s %8s %10s %9s %9s %9s %9s %8s %-7s  %s\n",
+          "size", "iters", "window", "MB/s", "Gbit/s", "msg/s",
           o->test == T_LAT ? "rtt p50" : "p50 us", "p99 us", "p99.9 us",
-          "max us", "retrans", "path share %");
+          "max us", "retrans", "dir", "path share %");
 }
 
 static void path_share(const result *r, char *buf, size_t cap) {
@@ -63,9 +95,8 @@ static void path_share(const result *r, char *buf, size_t cap) {
   }
 }
 
-/* json_row writes |r| as one JSON object: the document itself, or with
-   -a the next element of its array, on a line of its own. */
-static void json_row(report *rp, const result *r, FILE *f) {
+/* json_keys writes |r|'s keys into the object begun. */
+static void json_keys(report *rp, const result *r) {
   const opts *o = rp->o;
   tool_json *j = &rp->j;
   uint64_t tot = 0;
@@ -74,19 +105,10 @@ static void json_row(report *rp, const result *r, FILE *f) {
   for (i = 0; i < r->n_paths; ++i) {
     tot += r->path_pkts[i];
   }
-  if (rp->json_first) {
-    tool_json_init(j, f, TOOL_JSON_SPACED);
-    if (o->sweep) {
-      tool_json_arr_begin(j);
-    }
-  }
-  if (o->sweep) {
-    tool_json_ws(j, "\n");
-  }
-  tool_json_obj_begin(j);
   tool_json_kv_str(j, "transport", o->transport);
   tool_json_kv_str(j, "mem", o->mem == XPORT_MEM_CUDA ? "cuda" : "host");
   tool_json_kv_str(j, "test", test_names[r->test]);
+  tool_json_kv_str(j, "direction", dir_names[r->dir]);
   tool_json_kv_u64(j, "size", r->size);
   tool_json_kv_u64(j, "iterations", r->iters);
   tool_json_kv_u64(j, "warmup", r->warmup);
@@ -127,10 +149,24 @@ static void json_row(report *rp, const result *r, FILE *f) {
   tool_json_kv_u64(j, "errors", r->errors);
   tool_json_key(j, "server");
   tool_json_obj_begin(j);
-  tool_json_kv_u64(j, "received", r->srv_received);
-  tool_json_kv_u64(j, "duplicates", r->srv_dups);
-  tool_json_kv_u64(j, "corrupted", r->srv_corrupt);
-  tool_json_kv_u64(j, "errors", r->srv_errors);
+  if (r->dir != D_REV) {
+    tool_json_kv_u64(j, "received", r->srv_received);
+    tool_json_kv_u64(j, "duplicates", r->srv_dups);
+    tool_json_kv_u64(j, "corrupted", r->srv_corrupt);
+    tool_json_kv_u64(j, "errors", r->srv_errors);
+  }
+  if (r->dir == D_REV) {
+    tool_json_kv_u64(j, "sent", r->sent);
+  }
+  tool_json_obj_end(j);
+  /* whichever end received: the server forward, this client reverse */
+  tool_json_key(j, "receiver");
+  tool_json_obj_begin(j);
+  tool_json_kv_u64(j, "sent", r->sent);
+  tool_json_kv_u64(j, "received", r->rx_received);
+  tool_json_kv_u64(j, "duplicates", r->rx_dups);
+  tool_json_kv_u64(j, "corrupted", r->rx_corrupt);
+  tool_json_kv_u64(j, "errors", r->rx_errors);
   tool_json_obj_end(j);
   tool_json_key(j, "impairments");
   tool_json_obj_begin(j);
@@ -161,6 +197,36 @@ static void json_row(report *rp, const result *r, FILE *f) {
   } else {
     tool_json_null(j);
   }
+}
+
+/* json_row writes |r| (and, for a --bidir sum, the |fwd| and |rev| rows
+   inside it) as one JSON object: the document itself, or with -a the
+   next element of its array, on a line of its own. */
+static void json_row(report *rp, const result *r, const result *fwd,
+                     const result *rev, FILE *f) {
+  tool_json *j = &rp->j;
+
+  if (rp->json_first) {
+    tool_json_init(j, f, TOOL_JSON_SPACED);
+    if (rp->o->sweep) {
+      tool_json_arr_begin(j);
+    }
+  }
+  if (rp->o->sweep) {
+    tool_json_ws(j, "\n");
+  }
+  tool_json_obj_begin(j);
+  json_keys(rp, r);
+  if (fwd && rev) {
+    tool_json_key(j, "forward");
+    tool_json_obj_begin(j);
+    json_keys(rp, fwd);
+    tool_json_obj_end(j);
+    tool_json_key(j, "reverse");
+    tool_json_obj_begin(j);
+    json_keys(rp, rev);
+    tool_json_obj_end(j);
+  }
   tool_json_obj_end(j);
 }
 
@@ -179,32 +245,38 @@ void report_drops(FILE *f, const uint64_t *drops) {
   }
 }
 
-void report_row(report *rp, const result *r, FILE *f) {
+/* row_out prints |r| as report_row does; a --bidir sum's JSON holds
+   |fwd| and |rev|. */
+static void row_out(report *rp, const result *r, const result *fwd,
+                    const result *rev, FILE *f) {
   const opts *o = rp->o;
   char share[600];
 
   path_share(r, share, sizeof(share));
   if (o->csv) {
     if (rp->first_row) {
-      fprintf(f, "transport,test,size,iterations,window,seconds,mbps,gbps,"
-                 "msg_rate,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,"
-                 "retransmits,paths,burst,complete\n");
+      fprintf(f,
+              "transport,test,size,iterations,window,seconds,mbps,gbps,"
+              "msg_rate,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,"
+              "retransmits,paths,burst,complete,direction%s\n",
+              rp->stream[0] ? ",stream" : "");
     }
     fprintf(f,
             "%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%.3f,%.4f,%.1f,"
-            "%.2f,%.2f,%.2f,%.2f,%" PRIu64 ",%u,%u,%d\n",
+            "%.2f,%.2f,%.2f,%.2f,%" PRIu64 ",%u,%u,%d,%s%s%s\n",
             o->transport, test_names[r->test], r->size, r->iters, r->window,
             r->seconds, r->mbps, r->gbps, r->msg_rate, r->p50, r->p99, r->p999,
             r->max, r->retransmits, r->n_paths,
-            strcmp(o->transport, "udp") == 0 ? o->burst : 0, r->complete);
+            strcmp(o->transport, "udp") == 0 ? o->burst : 0, r->complete,
+            dir_names[r->dir], rp->stream[0] ? "," : "", rp->stream);
   } else if (o->json) {
-    json_row(rp, r, f);
+    json_row(rp, r, fwd, rev, f);
   } else {
     fprintf(f,
             "%10" PRIu64 " %9" PRIu64 " %6" PRIu64 " %10.1f %8.3f %10.0f %9.2f "
-            "%9.2f %9.2f %9.2f %8" PRIu64 "  %s\n",
+            "%9.2f %9.2f %9.2f %8" PRIu64 " %-7s  %s\n",
             r->size, r->iters, r->window, r->mbps, r->gbps, r->msg_rate, r->p50,
-            r->p99, r->p999, r->max, r->retransmits, share);
+            r->p99, r->p999, r->max, r->retransmits, dir_names[r->dir], share);
     if (r->stopped) {
       fprintf(f, "%10s stopped early: %s\n", "", r->stopped);
     }
@@ -222,6 +294,20 @@ void report_row(report *rp, const result *r, FILE *f) {
   rp->first_row = 0;
   rp->json_first = 0;
   fflush(f);
+}
+
+void report_row(report *rp, const result *r, FILE *f) {
+  row_out(rp, r, NULL, NULL, f);
+}
+
+void report_rows(report *rp, const result *rows, int n, FILE *f) {
+  if (n == 3 && rp->o->json) {
+    row_out(rp, &rows[2], &rows[0], &rows[1], f);
+    return;
+  }
+  for (int i = 0; i < n; ++i) {
+    row_out(rp, &rows[i], NULL, NULL, f);
+  }
 }
 
 int report_end(report *rp) {

@@ -5,8 +5,12 @@
  * way, hands each completion to its peer's session, counts (and with
  * --verify checks) the data, echoes it for lat, and answers DONE with
  * RESULT.  A session that ends (BYE, a failed send, silence) frees its
- * slot at once; past --max-clients a HELLO gets ERROR "server full".  It runs
- * as -s (run_server) or as the loopback mode's thread (lb_server_main).
+ * slot at once; past --max-clients a HELLO gets ERROR "server full".  In
+ * a reverse or bidir phase (-R, --bidir) it also sends: a window of data
+ * messages kept full, as the client's run_stream does, until the count
+ * or the client's DONE.  A HELLO of another control protocol gets an
+ * ERROR that says so, in a frame any version reads (ctl.c).  It runs as
+ * -s (run_server) or as the loopback mode's thread (lb_server_main).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,16 +26,24 @@
 #include "perf.h"
 
 /* rbuf is a receive buffer of the shared pool (or, while it echoes a
-   lat message, that echo's send buffer). */
+   lat message, that echo's send buffer), or a send buffer of a session's
+   phase (|src|). */
 typedef struct rbuf {
   uint8_t *p;
   size_t cap;
   int dev;                  /* in device memory (-m cuda) */
   int posted;               /* a receive the transport holds */
   int echo;                 /* lat: being echoed */
-  uint64_t gen;             /* the session it was echoed in */
+  int src;                  /* a send buffer: SRC_DATA or SRC_DRAIN */
+  uint64_t gen;             /* the session it was echoed or sent in */
+  uint64_t phase;           /* src: the phase of that session */
+  struct rbuf *nfree;       /* src: the session's next idle one */
   struct rbuf *prev, *next; /* every live buffer, freed at the end */
 } rbuf;
+
+/* A send buffer's kind: a data message the server sends (-R, --bidir),
+   or a DRAIN for a receive of the client's too small for the phase. */
+enum { SRC_DATA = 1, SRC_DRAIN = 2 };
 
 /* session is one client's state, from its HELLO to its end. */
 typedef struct session {
@@ -52,6 +64,21 @@ typedef struct session {
   uint64_t seen_bits;
   uint64_t done_count;
   uint64_t done_at;
+  int done_seen; /* the phase's DONE came */
+  dir_kind dir;
+  /* receiver timing: the warm-up's count (START), when it ended (or the
+     phase began, without one), the last message since, how many */
+  uint64_t warm, t0, t_last, measured;
+  /* the sending side (reverse, bidir) */
+  uint64_t phase; /* phases so far: tells a send buffer's own */
+  int sending;    /* this phase sends data */
+  int s_stop;     /* DONE came: post no more */
+  int ready_due;  /* READY waits for the drains' completions */
+  uint64_t ready_drains;
+  uint64_t s_total; /* messages to send (0: until DONE) */
+  uint64_t s_next;  /* posted so far */
+  uint64_t s_drains;
+  rbuf *s_free; /* idle send buffers */
 } session;
 
 /* creply is a control reply's send buffer. */
@@ -142,6 +169,7 @@ static int post_rbuf(server *s, size_t cap) {
   }
   r->cap = cap;
   r->echo = 0;
+  r->src = 0;
   /* With -m cuda every receive is in device memory: any of them may take
      a phase's data.  A control message is read back (server_step). */
   r->dev = s->mm.mem != XPORT_MEM_HOST;
@@ -183,6 +211,40 @@ static void free_rbuf(server *s, rbuf *r, int closed) {
   }
   free_mem(s, r, closed);
   free(r);
+}
+
+/* new_src returns a send buffer of |len| bytes for |ss|'s phase, on the
+   live list, or dies. */
+static rbuf *new_src(server *s, session *ss, size_t len, int src) {
+  rbuf *r = calloc(1, sizeof(*r));
+
+  if (r == NULL) {
+    tool_die("out of memory");
+  }
+  r->cap = len;
+  r->src = src;
+  r->gen = ss->gen;
+  r->phase = ss->phase;
+  r->dev = src == SRC_DATA && s->mm.mem != XPORT_MEM_HOST;
+  r->p = src == SRC_DATA ? msg_alloc(&s->mm, len) : xalloc(len);
+  r->next = s->live;
+  if (s->live) {
+    s->live->prev = r;
+  }
+  s->live = r;
+  return r;
+}
+
+/* src_release frees |ss|'s idle send buffers and ends its sending side;
+   those the transport holds are freed as they complete. */
+static void src_release(server *s, session *ss) {
+  while (ss->s_free) {
+    rbuf *r = ss->s_free;
+    ss->s_free = r->nfree;
+    free_rbuf(s, r, 0);
+  }
+  ss->sending = 0;
+  ss->ready_due = 0;
 }
 
 /* find_session returns |peer|'s session, or NULL. */
@@ -248,6 +310,7 @@ static void srv_end_session(server *s, session *ss, const char *why,
   }
   ss->used = 0;
   ss->in_phase = 0;
+  src_release(s, ss);
   free(ss->seen);
   ss->seen = NULL;
   --s->nactive;
@@ -305,12 +368,17 @@ static void srv_result(server *s, session *ss) {
   r.v[3] = ss->corrupt;
   r.v[4] = ss->rerr + ss->garbage;
   r.v[5] = st.retransmits - ss->retr0;
+  r.v[6] = ss->s_next;
+  r.v[7] = ss->t0 && ss->t_last > ss->t0 ? ss->t_last - ss->t0 : 0;
+  r.v[8] = ss->measured;
   for (int d = 0; d < NDROPS; ++d) {
     r.drops[d] = st.drops[d] - ss->drops0[d];
   }
   srv_reply(s, ss, ss->peer, &r);
+  src_release(s, ss);
   ss->in_phase = 0;
   ss->done_count = 0;
+  ss->done_seen = 0;
   free(ss->seen);
   ss->seen = NULL;
 }
@@ -375,11 +443,20 @@ static void srv_hello(server *s, session *ss, xport_peer peer, const ctl *c) {
 static void srv_start(server *s, session *ss, const ctl *c) {
   ctl r;
   xport_stats st;
-  size_t cap = c->size < CTL_SIZE ? CTL_SIZE : (size_t)c->size;
+  dir_kind dir = (dir_kind)c->v[1];
+  /* reverse: the client sends control messages only */
+  size_t cap = c->size < CTL_SIZE || dir == D_REV ? CTL_SIZE : (size_t)c->size;
   int small = 0;
 
   memset(&r, 0, sizeof(r));
+  src_release(s, ss); /* a phase cut short by this START */
   ss->in_phase = 1;
+  ss->dir = dir;
+  ++ss->phase;
+  ss->done_seen = 0;
+  ss->warm = c->v[2];
+  ss->t0 = ss->warm ? 0 : xport_now();
+  ss->t_last = ss->measured = 0;
   ss->test = (test_kind)c->test;
   ss->size = c->size;
   ss->cap = cap;
@@ -390,7 +467,9 @@ static void srv_start(server *s, session *ss, const ctl *c) {
   memcpy(ss->drops0, st.drops, sizeof(ss->drops0));
   ss->retr0 = st.retransmits;
   ss->done_count = 0;
-  ss->depth = ss->test == T_LAT ? 16 : (c->v[0] ? c->v[0] : 2) + 2;
+  ss->depth = ss->test == T_LAT ? 16
+              : dir == D_REV    ? 0
+                                : (c->v[0] ? c->v[0] : 2) + 2;
   if (ss->depth > POOL_MAX) {
     ss->depth = POOL_MAX;
   }
@@ -407,7 +486,112 @@ static void srv_start(server *s, session *ss, const ctl *c) {
   r.v[0] = small ? s->posted_now : 0;
   srv_fill_posted(s);
   r.type = C_READY;
+  if (dir != D_FWD) {
+    /* The sending side: a window of buffers, and first a DRAIN for each
+       receive of the client's too small for this size (posted for an
+       earlier phase, they take the next messages first).  The data and
+       READY wait until the drains completed, as the client's data waits
+       for its drains (client.c, send_drains). */
+    uint64_t w = c->v[0] ? c->v[0] : 2, k;
+    ctl d;
+    ss->sending = 1;
+    ss->s_stop = 0;
+    ss->s_total = c->count;
+    ss->s_next = 0;
+    ss->s_drains = 0;
+    for (k = 0; k < w; ++k) {
+      rbuf *b = new_src(s, ss, (size_t)c->size, SRC_DATA);
+      b->nfree = ss->s_free;
+      ss->s_free = b;
+    }
+    memset(&d, 0, sizeof(d));
+    d.type = C_DRAIN;
+    for (k = 0; k < c->v[3]; ++k) {
+      rbuf *b = new_src(s, ss, CTL_SIZE, SRC_DRAIN);
+      ctl_encode(b->p, &d);
+      if (xport_post_send(s->x, ss->peer, b->p, CTL_SIZE, b) != 0) {
+        free_rbuf(s, b, 0);
+        break;
+      }
+      ++ss->s_drains;
+    }
+    if (ss->s_drains) {
+      ss->ready_due = 1;
+      ss->ready_drains = r.v[0];
+      return;
+    }
+  }
   srv_reply(s, ss, ss->peer, &r);
+}
+
+/* srv_pump keeps |ss|'s window of data sends full (reverse, bidir). */
+static void srv_pump(server *s, session *ss) {
+  if (!ss->in_phase || !ss->sending || ss->ready_due || ss->s_stop) {
+    return;
+  }
+  while (ss->s_free && (ss->s_total == 0 || ss->s_next < ss->s_total)) {
+    rbuf *r = ss->s_free;
+    msg_refill(&s->mm, r->p, (size_t)ss->size, ss->s_next, ss->verify);
+    if (xport_post_send(s->x, ss->peer, r->p, (size_t)ss->size, r) != 0) {
+      break; /* -EAGAIN: the next round */
+    }
+    ss->s_free = r->nfree;
+    ++ss->s_next;
+  }
+}
+
+/* srv_src_done takes back the send buffer |r| whose send completed:
+   into its phase's window, or freed when that phase is over. */
+static void srv_src_done(server *s, rbuf *r, const xport_cqe *c) {
+  session *ss = find_session(s, c->peer);
+
+  if (ss == NULL || ss->gen != r->gen || ss->phase != r->phase ||
+      !ss->sending) {
+    free_rbuf(s, r, 0);
+    return;
+  }
+  if (r->src == SRC_DRAIN) {
+    free_rbuf(s, r, 0);
+    if (--ss->s_drains == 0 && ss->ready_due) {
+      ctl m;
+      memset(&m, 0, sizeof(m));
+      m.type = C_READY;
+      m.v[0] = ss->ready_drains;
+      ss->ready_due = 0;
+      srv_reply(s, ss, ss->peer, &m);
+    }
+    return;
+  }
+  r->nfree = ss->s_free;
+  ss->s_free = r;
+}
+
+/* srv_proto answers a control message of another protocol |c| from
+   |peer|: an ERROR any version reads, and a line here for its HELLO. */
+static void srv_proto(server *s, xport_peer peer, const ctl *c) {
+  ctl r;
+  char a[80];
+  struct sockaddr_storage pa;
+  socklen_t l;
+
+  if (c->type != C_HELLO) {
+    return;
+  }
+  if (xport_peer_addr(s->x, peer, &pa, &l) == 0) {
+    xport_format_addr((struct sockaddr *)&pa, a, sizeof(a));
+  } else {
+    strcpy(a, "?");
+  }
+  fprintf(stderr,
+          "%s: client %s speaks control protocol %u, this server %u: run "
+          "the same srd-perf version on both ends\n",
+          tool_name(), a, c->proto, ctl_proto());
+  memset(&r, 0, sizeof(r));
+  r.type = C_ERROR;
+  r.proto_error = 1;
+  snprintf(r.text, sizeof(r.text), "server speaks control protocol %u",
+           ctl_proto());
+  srv_reply(s, NULL, peer, &r);
 }
 
 static void srv_ctl(server *s, xport_peer peer, const ctl *c) {
@@ -434,7 +618,8 @@ static void srv_ctl(server *s, xport_peer peer, const ctl *c) {
   }
   switch (c->type) {
   case C_START:
-    if (c->test > T_RATE || c->size < MIN_SIZE || c->size > s->o->max_size) {
+    if (c->test > T_RATE || c->size < MIN_SIZE || c->size > s->o->max_size ||
+        c->v[1] > D_BIDIR || (c->v[1] != D_FWD && c->test == T_LAT)) {
       r.type = C_ERROR;
       snprintf(r.text, sizeof(r.text), "bad START");
       srv_reply(s, ss, peer, &r);
@@ -447,6 +632,8 @@ static void srv_ctl(server *s, xport_peer peer, const ctl *c) {
   case C_DONE:
     ss->done_count = c->count;
     ss->done_at = xport_now();
+    ss->done_seen = 1;
+    ss->s_stop = 1;
     if (ss->in_phase && ss->received >= ss->done_count) {
       srv_result(s, ss);
     }
@@ -492,27 +679,21 @@ static void srv_data(server *s, session *ss, rbuf *r, size_t len) {
   if (rv == -2 || len != ss->size) {
     ++ss->corrupt;
   }
-  if (ss->verify) {
-    if (idx >= ss->seen_bits) {
-      uint64_t nb = ss->seen_bits ? ss->seen_bits : 4096;
-      while (nb <= idx) {
-        nb *= 2;
-      }
-      ss->seen = realloc(ss->seen, nb / 8);
-      if (ss->seen == NULL) {
-        tool_die("out of memory");
-      }
-      memset(ss->seen + ss->seen_bits / 8, 0, (nb - ss->seen_bits) / 8);
-      ss->seen_bits = nb;
-    }
-    if (ss->seen[idx / 8] & (1u << (idx % 8))) {
-      ++ss->dups;
-      return;
-    }
-    ss->seen[idx / 8] |= (uint8_t)(1u << (idx % 8));
+  if (ss->verify && seen_mark(&ss->seen, &ss->seen_bits, idx)) {
+    ++ss->dups;
+    return;
   }
   ++ss->received;
   ss->bytes += len;
+  if (ss->received >= ss->warm) {
+    uint64_t now = xport_now();
+    if (ss->received == ss->warm) {
+      ss->t0 = now;
+    } else {
+      ss->t_last = now;
+      ++ss->measured;
+    }
+  }
   if (ss->test == T_LAT) {
     /* Echo from the buffer it arrived in; repost it when the echo is
        done. */
@@ -544,9 +725,13 @@ static void srv_send_done(server *s, const xport_cqe *c) {
     }
   } else {
     rbuf *r = c->ctx;
-    r->echo = 0;
     gen = r->gen;
-    repost_or_free(s, r);
+    if (r->src) {
+      srv_src_done(s, r, c);
+    } else {
+      r->echo = 0;
+      repost_or_free(s, r);
+    }
   }
   /* A send of this session failed: the session is over.  If the client
      restarted (ECONNRESET), its new incarnation owns the peer now.  A
@@ -592,8 +777,11 @@ static int server_step(server *s, uint64_t timeout) {
                            : c->len == CTL_SIZE
                                ? msg_read(&s->mm, r->p, CTL_SIZE)
                                : NULL;
-        if (h && ctl_decode(h, c->len, &m) == 0) {
+        int dv = h ? ctl_decode(h, c->len, &m) : -1;
+        if (dv == 0) {
           srv_ctl(s, c->peer, &m);
+        } else if (dv == -2) {
+          srv_proto(s, c->peer, &m);
         } else {
           srv_data(s, ss, r, c->len);
         }
@@ -614,10 +802,11 @@ static int server_step(server *s, uint64_t timeout) {
     if (!ss->used) {
       continue;
     }
-    if (ss->in_phase && ss->done_count &&
+    if (ss->in_phase && ss->done_seen &&
         (ss->received >= ss->done_count || now - ss->done_at > 1000000000ull)) {
       srv_result(s, ss);
     }
+    srv_pump(s, ss);
     if (now - ss->last_heard > idle && now - s->drained_at > idle) {
       srv_end_session(s, ss, "vanished (silent past --idle-timeout)", 0);
     }

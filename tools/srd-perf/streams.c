@@ -20,7 +20,7 @@ typedef struct stream {
   FILE *f; /* its output, into buf */
   char *buf;
   size_t len;
-  result r;
+  results r;
   int rc;
 } stream;
 
@@ -40,14 +40,64 @@ static int worse(int a, int b) {
   return a > b ? a : b;
 }
 
+/* sum_row adds row |i| of every stream that has one of the same size and
+   direction into *sum; returns how many did. */
+static uint32_t sum_row(const stream *st, uint32_t n, int i, result *sum) {
+  const result *ref = NULL;
+  uint32_t k, m = 0;
+
+  for (k = 0; k < n && ref == NULL; ++k) {
+    if (i < st[k].r.n) {
+      ref = &st[k].r.row[i];
+    }
+  }
+  memset(sum, 0, sizeof(*sum));
+  if (ref == NULL) {
+    return 0;
+  }
+  sum->test = ref->test;
+  sum->dir = ref->dir;
+  sum->size = ref->size;
+  sum->window = ref->window;
+  sum->n_paths = ref->n_paths;
+  sum->complete = 1;
+  for (k = 0; k < n; ++k) {
+    const result *r = &st[k].r.row[i];
+    if (i < st[k].r.n && r->size == ref->size && r->dir == ref->dir) {
+      result_add(sum, r);
+      ++m;
+    }
+  }
+  sum->complete &= m == n;
+  return m;
+}
+
+/* json_sum prints |s|, the sum of |n| streams' rows, as one JSON object. */
+static void json_sum(const result *s, uint32_t n) {
+  printf("{\"streams\": %u, \"test\": \"%s\", \"direction\": \"%s\", "
+         "\"size\": %" PRIu64 ", \"iterations\": %" PRIu64
+         ", \"seconds\": %.6f, \"mbps\": %.3f, \"gbps\": %.4f, \"msg_rate\": "
+         "%.1f, \"lat_us_worst\": {\"p50\": %.2f, \"p99\": %.2f, \"max\": "
+         "%.2f}, \"retransmits\": %" PRIu64 ", \"complete\": %s, "
+         "\"server\": {\"received\": %" PRIu64 ", \"duplicates\": %" PRIu64
+         ", \"corrupted\": %" PRIu64 "}, \"receiver\": {\"sent\": %" PRIu64
+         ", \"received\": %" PRIu64 ", \"duplicates\": %" PRIu64
+         ", \"corrupted\": %" PRIu64 "}}",
+         n, test_names[s->test], dir_names[s->dir], s->size, s->iters,
+         s->seconds, s->mbps, s->gbps, s->msg_rate, s->p50, s->p99, s->max,
+         s->retransmits, s->complete ? "true" : "false", s->srv_received,
+         s->srv_dups, s->srv_corrupt, s->sent, s->rx_received, s->rx_dups,
+         s->rx_corrupt);
+}
+
 int run_streams(const opts *o, const struct sockaddr_storage *srv,
                 socklen_t srv_len) {
   uint32_t n = o->streams, k;
   stream *st = calloc(n, sizeof(*st));
   pthread_t *th = calloc(n, sizeof(*th));
   result sum;
-  double worst_p50 = 0, worst_p99 = 0, worst_max = 0, secs = 0;
-  int rc = 0, all_complete = 1;
+  report rp;
+  int rc = 0, i, nrows = 0;
 
   if (st == NULL || th == NULL) {
     tool_die("out of memory");
@@ -55,6 +105,7 @@ int run_streams(const opts *o, const struct sockaddr_storage *srv,
   for (k = 0; k < n; ++k) {
     st[k].o = *o;
     st[k].o.streams = 1;
+    st[k].o.stream_id = k + 1;
     if (o->local_port) {
       /* each stream its own ports (udp: --paths of them) */
       st[k].o.local_port = (uint16_t)(o->local_port + k * o->paths);
@@ -74,27 +125,14 @@ int run_streams(const opts *o, const struct sockaddr_storage *srv,
       tool_die("cannot start stream %u's thread", k + 1);
     }
   }
-  memset(&sum, 0, sizeof(sum));
   for (k = 0; k < n; ++k) {
-    result *r = &st[k].r;
     pthread_join(th[k], NULL);
     fclose(st[k].f);
     rc = worse(rc, st[k].rc);
-    sum.iters += r->iters;
-    sum.mbps += r->mbps;
-    sum.gbps += r->gbps;
-    sum.msg_rate += r->msg_rate;
-    sum.retransmits += r->retransmits;
-    sum.srv_received += r->srv_received;
-    sum.srv_dups += r->srv_dups;
-    sum.srv_corrupt += r->srv_corrupt;
-    all_complete &= r->complete;
-    worst_p50 = r->p50 > worst_p50 ? r->p50 : worst_p50;
-    worst_p99 = r->p99 > worst_p99 ? r->p99 : worst_p99;
-    worst_max = r->max > worst_max ? r->max : worst_max;
-    secs = r->seconds > secs ? r->seconds : secs;
+    nrows = st[k].r.n > nrows ? st[k].r.n : nrows;
   }
   if (o->json) {
+    /* "sum": one object, or with several rows (-a, --bidir) an array */
     printf("{\"streams\": [");
     for (k = 0; k < n; ++k) {
       size_t l = st[k].len;
@@ -103,16 +141,39 @@ int run_streams(const opts *o, const struct sockaddr_storage *srv,
       }
       printf("%s%.*s", k ? ", " : "", (int)l, l ? st[k].buf : "null");
     }
-    printf("], \"sum\": {\"streams\": %u, \"test\": \"%s\", \"size\": %" PRIu64
-           ", \"iterations\": %" PRIu64 ", \"seconds\": %.6f, \"mbps\": %.3f, "
-           "\"gbps\": %.4f, \"msg_rate\": %.1f, \"lat_us_worst\": {\"p50\": "
-           "%.2f, \"p99\": %.2f, \"max\": %.2f}, \"retransmits\": %" PRIu64
-           ", \"complete\": %s, \"server\": {\"received\": %" PRIu64
-           ", \"duplicates\": %" PRIu64 ", \"corrupted\": %" PRIu64 "}}}\n",
-           n, test_names[o->test], o->size, sum.iters, secs, sum.mbps, sum.gbps,
-           sum.msg_rate, worst_p50, worst_p99, worst_max, sum.retransmits,
-           all_complete ? "true" : "false", sum.srv_received, sum.srv_dups,
-           sum.srv_corrupt);
+    printf("], \"sum\": %s", nrows > 1 ? "[" : "");
+    for (i = 0; i < nrows || (i == 0 && nrows == 0); ++i) {
+      sum_row(st, n, i, &sum);
+      if (nrows == 0) {
+        sum.test = o->test;
+        sum.dir = o->dir == D_BIDIR ? D_FWD : o->dir;
+        sum.size = o->size;
+      }
+      printf("%s", i ? ", " : "");
+      json_sum(&sum, n);
+    }
+    printf("%s}\n", nrows > 1 ? "]" : "");
+  } else if (o->csv) {
+    /* the first stream's header line, every stream's rows, the sums */
+    for (k = 0; k < n; ++k) {
+      char *line = st[k].buf, *nl;
+      for (; line && *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (nl == NULL) {
+          break;
+        }
+        if (line != st[k].buf || k == 0 || strncmp(line, "transport,", 10)) {
+          printf("%.*s\n", (int)(nl - line), line);
+        }
+      }
+    }
+    report_init(&rp, o);
+    rp.first_row = 0;
+    snprintf(rp.stream, sizeof(rp.stream), "sum");
+    for (i = 0; i < nrows; ++i) {
+      sum_row(st, n, i, &sum);
+      report_row(&rp, &sum, stdout);
+    }
   } else {
     for (k = 0; k < n; ++k) {
       char *line = st[k].buf, *nl;
@@ -125,13 +186,21 @@ int run_streams(const opts *o, const struct sockaddr_storage *srv,
         printf("[%u] %.*s\n", k + 1, (int)(nl - line), line);
       }
     }
-    printf("[SUM] %u streams, %s %" PRIu64 " B: %" PRIu64
-           " iterations, %.1f MB/s, %.3f Gbit/s, %.0f msg/s; latency (worst "
-           "stream) p50 %.2f us, p99 %.2f us, max %.2f us; %" PRIu64
-           " retransmits%s\n",
-           n, test_names[o->test], o->size, sum.iters, sum.mbps, sum.gbps,
-           sum.msg_rate, worst_p50, worst_p99, worst_max, sum.retransmits,
-           all_complete ? "" : " (incomplete)");
+    for (i = 0; i < nrows || (i == 0 && nrows == 0); ++i) {
+      sum_row(st, n, i, &sum);
+      if (nrows == 0) {
+        sum.test = o->test;
+        sum.size = o->size;
+      }
+      printf("[SUM] %u streams, %s %" PRIu64 " B%s%s: %" PRIu64
+             " iterations, %.1f MB/s, %.3f Gbit/s, %.0f msg/s; latency (worst "
+             "stream) p50 %.2f us, p99 %.2f us, max %.2f us; %" PRIu64
+             " retransmits%s\n",
+             n, test_names[sum.test], sum.size, sum.dir ? " " : "",
+             sum.dir ? dir_names[sum.dir] : "", sum.iters, sum.mbps, sum.gbps,
+             sum.msg_rate, sum.p50, sum.p99, sum.max, sum.retransmits,
+             sum.complete ? "" : " (incomplete)");
+    }
   }
   fflush(stdout);
   for (k = 0; k < n; ++k) {

@@ -8,7 +8,13 @@
 -- 21316 (srd-loopback --pcap, srd_pcap.h) and srd-perf's default ports,
 -- 18515-18530 (its base port and the server's paths above it, as tcpdump
 -- sees them on a real link); for captures on another port use Decode
--- As... > SRD, or change the "UDP port" preference.  The UDP source port
+-- As... > SRD, or change the "UDP port" preference.  On other ports a
+-- heuristic finds SRD by its header CRC, but Wireshark tries heuristics
+-- only after the port table: a port another protocol owns (37008 is
+-- TZSP's) decodes as that one unless heuristics go first,
+--   tshark -o udp.try_heuristic_first:TRUE ...
+-- as test/tools/test_perf.sh runs it on srd-perf's random loopback ports.
+-- The UDP source port
 -- is the path (entropy) the sender chose: 49152 + path in captures written
 -- by this project.
 --
