@@ -6,12 +6,14 @@ test_hs_flood.sh.
   hs_flood.py DST PORT COUNT SECONDS SPOOF_NET REAL_ADDRS...
 
 Sends at most COUNT requests and for at most SECONDS, as fast as it can,
+until SIGTERM (the test ends it once its client is done; it then exits 0),
 in turn: from a raw socket with a forged source address in SPOOF_NET
 (a /N network, random host and port), and from UDP sockets bound to each
 of REAL_ADDRS (64 ports each), so that every request comes from an
 address the server has not seen.  Prints "sent N bytes B seconds S".
 """
 import random
+import signal
 import socket
 import struct
 import sys
@@ -77,11 +79,13 @@ def main():
     dstb = socket.inet_aton(dst)
     hosts = int(net.num_addresses) - 2
     base = int(net.network_address) + 1
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     sent = nbytes = 0
     t0 = time.monotonic()
     end = t0 + secs
     i = 0
-    while sent < count and time.monotonic() < end:
+    while not stop and sent < count and time.monotonic() < end:
         req = reqs[i % len(reqs)]
         if socks and i % 4 == 3:
             try:
