@@ -3,9 +3,10 @@
 (wire version 3, HS_REQ, padded to 52 bytes, header CRC32C right) for
 test_hs_flood.sh.
 
-  hs_flood.py DST PORT COUNT SECONDS SPOOF_NET REAL_ADDRS...
+  hs_flood.py DST PORT COUNT SECONDS RATE SPOOF_NET REAL_ADDRS...
 
-Sends at most COUNT requests and for at most SECONDS, as fast as it can,
+Sends at most COUNT requests and for at most SECONDS, at RATE a second
+(0: as fast as it can),
 until SIGTERM (the test ends it once its client is done; it then exits 0),
 in turn: from a raw socket with a forged source address in SPOOF_NET
 (a /N network, random host and port), and from UDP sockets bound to each
@@ -63,8 +64,9 @@ def csum(b):
 def main():
     dst, port, count, secs = sys.argv[1], int(sys.argv[2]), int(
         sys.argv[3]), float(sys.argv[4])
-    net = ipaddress.ip_network(sys.argv[5])
-    reals = sys.argv[6:]
+    rate = float(sys.argv[5])
+    net = ipaddress.ip_network(sys.argv[6])
+    reals = sys.argv[7:]
     rng = random.Random(12)
     reqs = [hs_req(rng.randrange(1, 1 << 32), rng.randrange(1, 1 << 64))
             for _ in range(256)]
@@ -86,6 +88,10 @@ def main():
     end = t0 + secs
     i = 0
     while not stop and sent < count and time.monotonic() < end:
+        if rate > 0 and sent % 64 == 0:
+            ahead = t0 + sent / rate - time.monotonic()
+            if ahead > 0:
+                time.sleep(ahead)
         req = reqs[i % len(reqs)]
         if socks and i % 4 == 3:
             try:

@@ -4,7 +4,8 @@
 # server, C a real client on 198.18.40.0/24, F a flooder on
 # 198.18.41.0/24, forging sources in 198.18.42.0/23), F sends a bounded
 # flood of well-formed handshake requests (test/tools/hs_flood.py: at most
-# 2,000,000 and 40 s, ended by SIGTERM once the client is done; most from forged addresses through a raw socket, a
+# 2,000,000 and 40 s at 20,000 a second, ended by SIGTERM once the
+# client is done; most from forged addresses through a raw socket, a
 # quarter from 256 real UDP sockets) while C runs srd-perf against
 # srd-perf -s on S.  Checks: the client's run completes; the server never
 # held more peers than its one real client (its exit line); it answered
@@ -14,6 +15,14 @@
 # the figures are printed.  Exits 77 (skip) with the reason where
 # namespaces, nft or python3 are not available.  Processes are ended by
 # PID; every run is bounded by timeout(1).
+#
+# The flood is paced below what the server can answer: a flood faster than
+# that fills the server's socket buffer, and the kernel then drops the real
+# client's packets with the flood's (a sanitizer build on a loaded machine
+# answered too few of them for the client's handshake to finish in 5 s).
+# That is a capacity limit, which no per-address state can fix; this test
+# is about state (peer slots, memory, amplification), which a stateful
+# server would exhaust within the first second at this rate.
 set -u
 OUT=${OUT:-build}
 BIN=$(realpath "$OUT/bin/srd-perf")
@@ -88,7 +97,7 @@ grep -q listening "$tmp/srv.err" || fail "server did not start: $(cat "$tmp/srv.
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$spid/status"; }
 rss0=$(rss)
 
-timeout 60 ip netns exec $F python3 "$FLOOD" 198.18.40.2 18515 2000000 40 \
+timeout 60 ip netns exec $F python3 "$FLOOD" 198.18.40.2 18515 2000000 40 20000 \
   198.18.42.0/23 198.18.41.10 198.18.41.11 198.18.41.12 198.18.41.13 \
   > "$tmp/flood.out" 2> "$tmp/flood.err" &
 fpid=$!
