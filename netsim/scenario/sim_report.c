@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_tbl.h"
 #include "tool_json.h"
 
 static const char *const drop_names[NETSIM_DROP_REASONS] = {
@@ -302,84 +303,23 @@ char *sim_report_header_own(char *const *hdr, uint32_t n, uint32_t p) {
   return buf;
 }
 
-/* The table is built first, then printed with every column as wide as
-   its widest value (at least 13 characters, and one more than the widest
-   so that neighbours never touch): no value is cut, and columns stay
-   apart however long the numbers grow (k=16's counts, "45.2% of 1280").
-   A table holds one sweep point's results, at most SCN_MAX_TRANSPORTS
-   columns (sim_report_table prints more as several tables). */
-#define TBL_ROWS 48
-#define TBL_CELL 64
-#define TBL_MIN_WIDTH 13
-#define TBL_LABEL_WIDTH 30
-
-typedef struct tbl {
-  uint32_t rows, col;
-  char label[TBL_ROWS][TBL_CELL];
-  char cell[TBL_ROWS][SCN_MAX_TRANSPORTS][TBL_CELL];
-} tbl;
-
-/* row_label starts a row labelled |l| (rows beyond TBL_ROWS are dropped:
-   the table has fewer). */
-static void row_label(tbl *t, const char *l) {
-  if (t->rows < TBL_ROWS) {
-    snprintf(t->label[t->rows], TBL_CELL, "%s", l);
-    memset(t->cell[t->rows], 0, sizeof(t->cell[t->rows]));
-  }
-  ++t->rows;
-  t->col = 0;
-}
-
-/* cell_s puts |s| in the next column of the current row. */
-static void cell_s(tbl *t, const char *s) {
-  if (t->rows > 0 && t->rows <= TBL_ROWS && t->col < SCN_MAX_TRANSPORTS) {
-    snprintf(t->cell[t->rows - 1][t->col], TBL_CELL, "%s", s);
-  }
-  ++t->col;
-}
-
-static void cell_d(tbl *t, double v, int prec) {
+static void cell_d(sim_tbl *t, double v, int prec) {
   char b[TBL_CELL];
   snprintf(b, sizeof(b), "%.*f", prec, v);
-  cell_s(t, b);
+  sim_tbl_cell(t, b);
 }
 
-static void cell_u64(tbl *t, uint64_t v) {
+static void cell_u64(sim_tbl *t, uint64_t v) {
   char b[32];
   snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
-  cell_s(t, b);
+  sim_tbl_cell(t, b);
 }
 
-static void cell_pair(tbl *t, uint64_t a, uint64_t b) {
+static void cell_pair(sim_tbl *t, uint64_t a, uint64_t b) {
   char s[48];
   snprintf(s, sizeof(s), "%llu / %llu", (unsigned long long)a,
            (unsigned long long)b);
-  cell_s(t, s);
-}
-
-/* tbl_print writes |t|'s |n| columns to |f|, each as wide as it needs. */
-static void tbl_print(FILE *f, const tbl *t, uint32_t n) {
-  int lw = TBL_LABEL_WIDTH, w[SCN_MAX_TRANSPORTS];
-  uint32_t r, i, rows = t->rows < TBL_ROWS ? t->rows : TBL_ROWS;
-
-  for (i = 0; i < n; ++i) {
-    w[i] = TBL_MIN_WIDTH;
-  }
-  for (r = 0; r < rows; ++r) {
-    int l = (int)strlen(t->label[r]);
-    lw = l > lw ? l : lw;
-    for (i = 0; i < n; ++i) {
-      int c = (int)strlen(t->cell[r][i]) + 1;
-      w[i] = c > w[i] ? c : w[i];
-    }
-  }
-  for (r = 0; r < rows; ++r) {
-    fprintf(f, "  %-*s", lw, t->label[r]);
-    for (i = 0; i < n; ++i) {
-      fprintf(f, " %*s", w[i], t->cell[r][i]);
-    }
-    fprintf(f, "\n");
-  }
+  sim_tbl_cell(t, s);
 }
 
 /* any_rpc says whether any of the |n| results measured an RPC class
@@ -435,7 +375,7 @@ static int any_dup(const sim_result *res, uint32_t n) {
   return 0;
 }
 
-static void cell_us(tbl *t, double us) {
+static void cell_us(sim_tbl *t, double us) {
   char b[32];
 
   if (us >= 1e6) {
@@ -445,7 +385,7 @@ static void cell_us(tbl *t, double us) {
   } else {
     snprintf(b, sizeof(b), "%.4g us", us);
   }
-  cell_s(t, b);
+  sim_tbl_cell(t, b);
 }
 
 /* run_bound says whether result |r| has bounded flows that did not all
@@ -458,22 +398,22 @@ static int run_bound(const sim_result *r) {
 
 /* table_part fills |t| with the rows of the |n| results (at most
    SCN_MAX_TRANSPORTS) and prints it. */
-static void table_part(FILE *f, tbl *t, const sim_result *res, uint32_t n) {
+static void table_part(FILE *f, sim_tbl *t, const sim_result *res, uint32_t n) {
   uint32_t i, q;
   static const char *const pn[4] = {"p50", "p99", "p99.9", "max"};
   int any_fct = 0, any_msg = 0, any_hol = 0, any_bound = 0;
 
   memset(t, 0, sizeof(*t));
-  row_label(t, "");
+  sim_tbl_row(t, "");
   for (i = 0; i < n; ++i) {
-    cell_s(t, res[i].transport);
+    sim_tbl_cell(t, res[i].transport);
   }
   for (i = 0; i < n; ++i) {
     any_fct |= res[i].n_flows_done > 0;
     any_msg |= res[i].n_msgs_done > 0;
     any_hol |= res[i].hol_msgs > 0;
   }
-  row_label(t, "throughput (Gb/s)");
+  sim_tbl_row(t, "throughput (Gb/s)");
   for (i = 0; i < n; ++i) {
     char b[TBL_CELL];
     if (run_bound(&res[i])) {
@@ -484,20 +424,20 @@ static void table_part(FILE *f, tbl *t, const sim_result *res, uint32_t n) {
     } else {
       snprintf(b, sizeof(b), "%.2f", res[i].tput_gbps);
     }
-    cell_s(t, b);
+    sim_tbl_cell(t, b);
   }
-  row_label(t, "  of capacity");
+  sim_tbl_row(t, "  of capacity");
   for (i = 0; i < n; ++i) {
     char b[32];
     snprintf(b, sizeof(b), "%.1f%% of %g", res[i].tput_fraction * 100,
              res[i].capacity_gbps);
-    cell_s(t, b);
+    sim_tbl_cell(t, b);
   }
-  row_label(t, "Jain's fairness");
+  sim_tbl_row(t, "Jain's fairness");
   for (i = 0; i < n; ++i) {
     cell_d(t, res[i].jain, 3);
   }
-  row_label(t, "flows done");
+  sim_tbl_row(t, "flows done");
   for (i = 0; i < n; ++i) {
     char b[32];
     if (res[i].n_flows_unbounded == res[i].n_flows) {
@@ -506,36 +446,36 @@ static void table_part(FILE *f, tbl *t, const sim_result *res, uint32_t n) {
       snprintf(b, sizeof(b), "%u/%u", res[i].n_flows_done,
                res[i].n_flows - res[i].n_flows_unbounded);
     }
-    cell_s(t, b);
+    sim_tbl_cell(t, b);
   }
   if (any_fct) {
     for (q = 0; q < 4; ++q) {
       char l[48];
       snprintf(l, sizeof(l), "flow completion %s", pn[q]);
-      row_label(t, l);
+      sim_tbl_row(t, l);
       for (i = 0; i < n; ++i) {
         cell_us(t, res[i].fct_us[q]);
       }
     }
-    row_label(t, "slowdown p50 / p99");
+    sim_tbl_row(t, "slowdown p50 / p99");
     for (i = 0; i < n; ++i) {
       char b[32];
       snprintf(b, sizeof(b), "%.2f / %.2f", res[i].slowdown[0],
                res[i].slowdown[1]);
-      cell_s(t, b);
+      sim_tbl_cell(t, b);
     }
   }
   if (any_rpc(res, n)) {
-    row_label(t, "RPCs done");
+    sim_tbl_row(t, "RPCs done");
     for (i = 0; i < n; ++i) {
       char b[32];
       snprintf(b, sizeof(b), "%u/%u", res[i].n_rpcs_done, res[i].n_rpcs);
-      cell_s(t, b);
+      sim_tbl_cell(t, b);
     }
     for (q = 0; q < 3; ++q) {
       char l[48];
       snprintf(l, sizeof(l), "RPC completion %s", pn[q]);
-      row_label(t, l);
+      sim_tbl_row(t, l);
       for (i = 0; i < n; ++i) {
         cell_us(t, res[i].rpc_us[q]);
       }
@@ -543,117 +483,117 @@ static void table_part(FILE *f, tbl *t, const sim_result *res, uint32_t n) {
     for (q = 0; q < 3; ++q) {
       char l[48];
       snprintf(l, sizeof(l), "RPC slowdown %s", pn[q]);
-      row_label(t, l);
+      sim_tbl_row(t, l);
       for (i = 0; i < n; ++i) {
         cell_d(t, res[i].rpc_slowdown[q], 2);
       }
     }
   }
   if (any_msg) {
-    row_label(t, "messages done");
+    sim_tbl_row(t, "messages done");
     for (i = 0; i < n; ++i) {
       char b[32];
       snprintf(b, sizeof(b), "%llu", (unsigned long long)res[i].n_msgs_done);
-      cell_s(t, b);
+      sim_tbl_cell(t, b);
     }
     for (q = 0; q < 4; ++q) {
       char l[48];
       snprintf(l, sizeof(l), "message latency %s", pn[q]);
-      row_label(t, l);
+      sim_tbl_row(t, l);
       for (i = 0; i < n; ++i) {
         cell_us(t, res[i].lat_us[q]);
       }
     }
   }
   if (any_hol) {
-    row_label(t, "unreadable behind a hole");
+    sim_tbl_row(t, "unreadable behind a hole");
     for (i = 0; i < n; ++i) {
       cell_us(t, res[i].hol_total_us);
     }
-    row_label(t, "  messages / longest");
+    sim_tbl_row(t, "  messages / longest");
     for (i = 0; i < n; ++i) {
       char b[40];
       snprintf(b, sizeof(b), "%llu / %.3g ms",
                (unsigned long long)res[i].hol_msgs, res[i].hol_max_us / 1e3);
-      cell_s(t, b);
+      sim_tbl_cell(t, b);
     }
   }
-  row_label(t, "longest stall of a flow");
+  sim_tbl_row(t, "longest stall of a flow");
   for (i = 0; i < n; ++i) {
     cell_us(t, res[i].max_stall_us);
   }
-  row_label(t, "retransmitted packets");
+  sim_tbl_row(t, "retransmitted packets");
   for (i = 0; i < n; ++i) {
     char b[32];
     snprintf(b, sizeof(b), "%llu", (unsigned long long)res[i].cnt.retransmits);
-    cell_s(t, b);
+    sim_tbl_cell(t, b);
   }
-  row_label(t, "timeouts");
+  sim_tbl_row(t, "timeouts");
   for (i = 0; i < n; ++i) {
     char b[32];
     snprintf(b, sizeof(b), "%llu", (unsigned long long)res[i].cnt.timeouts);
-    cell_s(t, b);
+    sim_tbl_cell(t, b);
   }
   if (any_lower(res, n)) {
-    row_label(t, "  by SRD below TCP: rtx / RTO");
+    sim_tbl_row(t, "  by SRD below TCP: rtx / RTO");
     for (i = 0; i < n; ++i) {
       if (res[i].has_lower) {
         cell_pair(t, res[i].lower.retransmits, res[i].lower.timeouts);
       } else {
-        cell_s(t, "-");
+        sim_tbl_cell(t, "-");
       }
     }
   }
-  row_label(t, "drops (queue/down/loss)");
+  sim_tbl_row(t, "drops (queue/down/loss)");
   for (i = 0; i < n; ++i) {
     char b[48];
     snprintf(b, sizeof(b), "%llu/%llu/%llu",
              (unsigned long long)res[i].drops_by[NETSIM_DROP_QUEUE],
              (unsigned long long)res[i].drops_by[NETSIM_DROP_LINK_DOWN],
              (unsigned long long)res[i].drops_by[NETSIM_DROP_LOSS]);
-    cell_s(t, b);
+    sim_tbl_cell(t, b);
   }
   if (any_ber(res, n)) {
-    row_label(t, "corrupted on links");
+    sim_tbl_row(t, "corrupted on links");
     for (i = 0; i < n; ++i) {
       cell_u64(t, res[i].corrupted);
     }
-    row_label(t, "  at receiver / in header");
+    sim_tbl_row(t, "  at receiver / in header");
     for (i = 0; i < n; ++i) {
       cell_pair(t, res[i].cnt.corrupt_rx, res[i].cnt.corrupt_in_hdr);
     }
-    row_label(t, "  detected, dropped");
+    sim_tbl_row(t, "  detected, dropped");
     for (i = 0; i < n; ++i) {
       cell_u64(t, res[i].cnt.corrupt_dropped);
     }
-    row_label(t, "  other drop / accepted");
+    sim_tbl_row(t, "  other drop / accepted");
     for (i = 0; i < n; ++i) {
       cell_pair(t, res[i].cnt.corrupt_other, res[i].cnt.corrupt_accepted);
     }
-    row_label(t, "unmatched deliveries");
+    sim_tbl_row(t, "unmatched deliveries");
     for (i = 0; i < n; ++i) {
       cell_u64(t, res[i].cnt.recv_errors);
     }
   }
   if (any_dup(res, n)) {
-    row_label(t, "duplicated on links");
+    sim_tbl_row(t, "duplicated on links");
     for (i = 0; i < n; ++i) {
       cell_u64(t, res[i].duplicated);
     }
-    row_label(t, "  copies at receivers");
+    sim_tbl_row(t, "  copies at receivers");
     for (i = 0; i < n; ++i) {
       cell_u64(t, res[i].cnt.dup_rx);
     }
-    row_label(t, "  delivered twice / unmatched");
+    sim_tbl_row(t, "  delivered twice / unmatched");
     for (i = 0; i < n; ++i) {
       cell_pair(t, res[i].dup_reads, res[i].cnt.unmatched);
     }
   }
-  row_label(t, "deepest queue (KB)");
+  sim_tbl_row(t, "deepest queue (KB)");
   for (i = 0; i < n; ++i) {
     cell_d(t, (double)res[i].max_queue_bytes / 1000.0, 1);
   }
-  row_label(t, "path share min / max");
+  sim_tbl_row(t, "path share min / max");
   for (i = 0; i < n; ++i) {
     double lo = 1, hi = 0;
     char b[32];
@@ -667,19 +607,19 @@ static void table_part(FILE *f, tbl *t, const sim_result *res, uint32_t n) {
     } else {
       snprintf(b, sizeof(b), "%.3f / %.3f", lo, hi);
     }
-    cell_s(t, b);
+    sim_tbl_cell(t, b);
   }
-  row_label(t, "simulated until");
+  sim_tbl_row(t, "simulated until");
   for (i = 0; i < n; ++i) {
     cell_us(t, (double)res[i].end / 1e6);
   }
-  row_label(t, "packet-hops");
+  sim_tbl_row(t, "packet-hops");
   for (i = 0; i < n; ++i) {
     char b[32];
     snprintf(b, sizeof(b), "%llu", (unsigned long long)res[i].hops);
-    cell_s(t, b);
+    sim_tbl_cell(t, b);
   }
-  tbl_print(f, t, n);
+  sim_tbl_print(f, t, n);
   if (any_bound) {
     fprintf(f, "  (N/M done): the run ended before its flows did; that "
                "throughput is bounded by the run length\n");
@@ -688,7 +628,7 @@ static void table_part(FILE *f, tbl *t, const sim_result *res, uint32_t n) {
 
 void sim_report_table(FILE *f, const sim_result *res, uint32_t n,
                       const char *own) {
-  tbl *t;
+  sim_tbl *t;
   uint32_t i;
 
   if (n == 0) {
