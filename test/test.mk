@@ -18,6 +18,7 @@ $(OUT)/obj/test/transports/%.o: DIR_CFLAGS = $(TEST_INC) $(XPORT_INC)
 $(OUT)/obj/test/lib/%.o: DIR_CFLAGS = $(TEST_INC) $(TOOL_INC)
 $(OUT)/obj/test/fuzz/%.o: DIR_CFLAGS = -Isrd -Isrd/include
 $(OUT)/obj/test/fuzz/fuzz_scenario.o: DIR_CFLAGS = $(SIM_INC)
+$(OUT)/obj/test/fuzz/fuzz_sweep.o: DIR_CFLAGS = $(SIM_INC)
 $(OUT)/obj/examples/%.o: DIR_CFLAGS = -Isrd/include
 
 SRD_TESTS := $(patsubst test/srd/%.c,$(T)/%,$(sort $(wildcard test/srd/test_*.c)))
@@ -66,6 +67,11 @@ $(T)/replay_fuzz_scenario: $(OUT)/obj/test/fuzz/fuzz_scenario.o \
 		$(OUT)/obj/test/fuzz/replay.o $(SIM_LINK)
 	$(link)
 
+$(T)/replay_fuzz_sweep: LINK_LIBS = $(SIM_LDLIBS)
+$(T)/replay_fuzz_sweep: $(OUT)/obj/test/fuzz/fuzz_sweep.o \
+		$(OUT)/obj/test/fuzz/replay.o $(SIM_LINK)
+	$(link)
+
 $(T)/replay_%: $(OUT)/obj/test/fuzz/%.o $(OUT)/obj/test/fuzz/replay.o \
 		$(LIBSRD_A)
 	$(link)
@@ -95,11 +101,13 @@ FUZZ_CFLAGS := -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined \
 COVER_CFLAGS := -std=c11 -O1 -g -fsanitize-coverage=inline-8bit-counters \
 	-Isrd/include -Isrd -D_DEFAULT_SOURCE
 # The scenario layer's part of libsrdtool: the value parser, the JSON
-# writer, the percentiles, the clock and the pcap writer (srd-sim
+# writer, the percentiles, the sweeps' statistics, the clock and the pcap
+# writer (srd-sim
 # --pcap; SIM_LDLIBS links libpcap), not tool_opt.c, which is for
 # programs' main().
 FUZZ_TOOL_SRCS := tools/lib/tool_parse.c tools/lib/tool_json.c \
-	tools/lib/tool_hist.c tools/lib/tool_clock.c tools/lib/srd_pcap.c
+	tools/lib/tool_hist.c tools/lib/tool_clock.c tools/lib/srd_pcap.c \
+	tools/lib/tool_stats.c
 FUZZ_SIM_SRCS := $(SIM_SRCS) $(FUZZ_TOOL_SRCS) $(NETSIM_SRCS) $(IMPAIR_SRCS) \
 	$(SRD_SRCS)
 FUZZ_SIM_HDRS := $(SIM_HDRS) $(FUZZ_TOOL_SRCS:.c=.h)
@@ -112,6 +120,20 @@ $(BUILD)/fuzz/fuzz_scenario: test/fuzz/fuzz_scenario.c $(FUZZ_SIM_SRCS) \
 		$(SIM_LDLIBS)
 
 $(BUILD)/fuzz/cover_fuzz_scenario: test/fuzz/fuzz_scenario.c \
+		test/fuzz/cover.c $(FUZZ_SIM_SRCS) $(FUZZ_SIM_HDRS) $(SRD_HDRS)
+	$(call say,FUZZ,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(COVER_CFLAGS) $(SIM_INC) -o $@ $< test/fuzz/cover.c \
+		$(FUZZ_SIM_SRCS) $(SIM_LDLIBS)
+
+$(BUILD)/fuzz/fuzz_sweep: test/fuzz/fuzz_sweep.c $(FUZZ_SIM_SRCS) \
+		$(FUZZ_SIM_HDRS) $(SRD_HDRS)
+	$(call say,FUZZ,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(SIM_INC) -o $@ $< $(FUZZ_SIM_SRCS) \
+		$(SIM_LDLIBS)
+
+$(BUILD)/fuzz/cover_fuzz_sweep: test/fuzz/fuzz_sweep.c \
 		test/fuzz/cover.c $(FUZZ_SIM_SRCS) $(FUZZ_SIM_HDRS) $(SRD_HDRS)
 	$(call say,FUZZ,$@)
 	@mkdir -p $(@D)

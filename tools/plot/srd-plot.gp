@@ -31,6 +31,16 @@
 # message size, one line per transport.  Variables: data (the folder of
 # sweep-T.dat, "size_bytes GBps lat_us" rows sorted by size, one file
 # per transport T), out, sfx, fmt, term as above, transports.
+#
+# With mode='seeds' (a sweep over seeds, srd-plot DIR where DIR has
+# stats.csv: srd-sim sweep or merge) it writes one plot, seeds_NAME: a
+# figure's mean against the sweep point, one line per transport, with
+# the 95% confidence interval of the mean as error bars.  Variables:
+# data (the folder of seeds-T.dat, "point_idx mean ci95" rows, one
+# file per transport T), name, ttl (the title), ylab, logy (1: a log
+# axis), cap (when not empty, a line at that value: the capacity),
+# xlab, xt (the xtics: '("label" 0, "label" 1, ...)'), rot (1: slanted
+# labels), out, fmt, term, transports.
 
 eval "set terminal ".term
 set datafile missing '?'
@@ -52,6 +62,30 @@ if (exists("mode") && mode eq 'sweep') {
   set logscale y; set ylabel 'us'; set autoscale y
   plot for [t in transports] sprintf('%s/sweep-%s.dat', data, t) using 1:3 with linespoints lw 2 title t
   unset multiplot
+  exit
+}
+
+if (exists("mode") && mode eq 'seeds') {
+  set output sprintf('%s%s.%s', out, name, fmt)
+  set title ttl
+  set ylabel ylab
+  set xlabel xlab
+  set key outside right top
+  set offsets 0.3, 0.3, 0, 0
+  eval "set xtics ".xt
+  if (rot) { set xtics rotate by -20 }
+  if (logy) { set logscale y } else { set yrange [0:*] }
+  nt = words(transports)
+  # Each transport a little to the side, so that the bars never overlap.
+  dx(i) = nt > 1 ? (i - (nt + 1) / 2.0) * 0.25 / nt : 0
+  if (strlen(cap) > 0) {
+    plot for [i = 1:nt] sprintf('%s/seeds-%s.dat', data, word(transports, i)) \
+           using ($1 + dx(i)):2:3 with yerrorlines lw 2 pt 7 title word(transports, i), \
+         cap + 0 with lines dt 2 lc 'black' title 'capacity'
+  } else {
+    plot for [i = 1:nt] sprintf('%s/seeds-%s.dat', data, word(transports, i)) \
+           using ($1 + dx(i)):2:3 with yerrorlines lw 2 pt 7 title word(transports, i)
+  }
   exit
 }
 

@@ -5,6 +5,8 @@
  *   srd-sim run SCENARIO.ini [-o DIR] [--seed N] [--set section.key=value]...
  *                            [--json] [--quiet] [--plot] [--only NAME,...]
  *   srd-sim check SCENARIO.ini [--set ...]
+ *   srd-sim sweep SCENARIO.ini --seeds LIST [-o DIR] [-j N] [--share I/N] ...
+ *   srd-sim merge [-o OUT] DIR...
  *   srd-sim bench [--k 8|16] [--ms N] [--seed N] [--json]
  *
  * docs/scenarios.md describes the scenario format and every output.
@@ -41,10 +43,14 @@
 #include "tool_opt.h"
 #include "tool_parse.h"
 
+#include "srd-sim.h"
+
 /* usage is --help, in the form help2man reads. */
 static void usage(FILE *f) {
   fputs("Usage: srd-sim run SCENARIO.ini [OPTION]...\n"
         "  or:  srd-sim check SCENARIO.ini [--set SECTION.KEY=VALUE]...\n"
+        "  or:  srd-sim sweep SCENARIO.ini --seeds LIST [OPTION]...\n"
+        "  or:  srd-sim merge [-o OUT] [--json] [--plot] DIR...\n"
         "  or:  srd-sim bench [--k K] [--ms MS] [--seed N] [--json]\n"
         "Run scenarios in the fabric simulator: the libsrd engine (SRD) side "
         "by side\n"
@@ -56,6 +62,15 @@ static void usage(FILE *f) {
         "           and print them side by side\n"
         "  check    read and check a scenario (and every sweep point) without "
         "running it\n"
+        "  sweep    run every transport and sweep point at every seed of a "
+        "list, in\n"
+        "           parallel processes (or a share of them under mpirun, srun, "
+        "a Slurm\n"
+        "           array or --share), and print each figure's mean and 95% "
+        "confidence\n"
+        "           interval across the seeds\n"
+        "  merge    merge the folders of a sweep's shares (e.g. from several "
+        "machines)\n"
         "  bench    the simulator's speed: a k-ary fat tree at 100 Gb/s, "
         "permutation\n"
         "           traffic with SRD in every host (default: k=8 for 5 ms and "
@@ -82,6 +97,22 @@ static void usage(FILE *f) {
         "                       into DIR/TRANSPORT.pcap (a sweep: "
         "TRANSPORT.P.pcap);\n"
         "                       needs -o DIR (docs/pcap.md)\n"
+        "Options of sweep (also --set, --only, --json, -q, --plot as run's):\n"
+        "      --seeds=LIST     the seeds: N, A-B, or a list of them (1-30, "
+        "1,5,9)\n"
+        "  -o, --output=DIR     keep the runs and write the summaries in DIR "
+        "(needed\n"
+        "                       for shares); a run already there is not run "
+        "again\n"
+        "  -j, --jobs=N         processes at a time [the cores; 1 under a "
+        "launcher]\n"
+        "      --share=I/N      take runs I, I+N, ... (from 0): a share by "
+        "hand, on a\n"
+        "                       host list; else MPI's or Slurm's rank, or "
+        "all\n"
+        "Options of merge:\n"
+        "  -o, --output=OUT     write the summaries in OUT [the first DIR]\n"
+        "      --json, -q, --plot  as sweep's\n"
         "Options of bench:\n"
         "      --k=K            the fat tree's k (even, 2 to 64)\n"
         "      --ms=MS          simulated milliseconds (units ns, us, ms, s "
@@ -103,7 +134,9 @@ static void usage(FILE *f) {
         "bad scenario, 128 + N when signal N stopped it (130: SIGINT, 143: "
         "SIGTERM).\n"
         "\n"
-        "The scenario format and every output: docs/scenarios.md.\n",
+        "The scenario format and every output: docs/scenarios.md (sweeps: "
+        "\"Sweeps over\n"
+        "seeds\").\n",
         f);
 }
 
@@ -111,16 +144,14 @@ static const tool_info info = {"srd-sim", usage, NULL};
 
 /* help prints --help to stdout and exits, for -h and "srd-sim help" (the
    lib answers --help itself). */
-static void help(void) __attribute__((noreturn));
-
-static void help(void) {
+void help(void) {
   usage(stdout);
   exit(fflush(stdout) == 0 ? 0 : 1);
 }
 
 /* stop_signal is the signal that asked srd-sim to stop (0: none); the
    runs watch it through sim_run_opts.interrupt. */
-static volatile sig_atomic_t stop_signal;
+volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig) {
   stop_signal = sig;
@@ -129,7 +160,7 @@ static void on_signal(int sig) {
 /* catch_signals has SIGINT and SIGTERM stop the runs.  SA_RESTART keeps
    the writes of the outputs going; SA_RESETHAND lets a second signal end
    srd-sim at once. */
-static void catch_signals(void) {
+void catch_signals(void) {
   struct sigaction sa;
 
   memset(&sa, 0, sizeof(sa));
@@ -140,14 +171,14 @@ static void catch_signals(void) {
   sigaction(SIGTERM, &sa, NULL);
 }
 
-static const char *signal_name(int sig) {
+const char *signal_name(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
 /* next_opt is tool_getopt_r (--help and --version answered, exit 0)
    with srd-sim's words for bad usage (exit 2). */
-static int next_opt(int argc, char **argv, const char *shortopts,
-                    const struct option *longopts) {
+int next_opt(int argc, char **argv, const char *shortopts,
+             const struct option *longopts) {
   tool_opt_error e;
   int c = tool_getopt_r(argc, argv, shortopts, longopts, &e);
 
@@ -164,7 +195,7 @@ static int next_opt(int argc, char **argv, const char *shortopts,
   }
 }
 
-static int mkdir_p(const char *dir, char *err, size_t errlen) {
+int mkdir_p(const char *dir, char *err, size_t errlen) {
   char buf[1024];
   size_t i, n = strlen(dir);
 
@@ -189,7 +220,7 @@ static int mkdir_p(const char *dir, char *err, size_t errlen) {
 }
 
 /* plot runs srd-plot on |dir|: the one beside this program, else PATH. */
-static int plot(const char *argv0, const char *dir, int quiet) {
+int plot(const char *argv0, const char *dir, int quiet) {
   char self[PATH_MAX], cmd[PATH_MAX * 2 + 64];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   const char *tool = "srd-plot";
@@ -221,7 +252,7 @@ static int plot(const char *argv0, const char *dir, int quiet) {
 /* in_list says whether |name| is an item of comma list |list| (checked
    by parse_run: no empty item, none longer than a transport's name); a
    NULL list holds every name. */
-static int in_list(const char *list, const char *name) {
+int in_list(const char *list, const char *name) {
   const char *cur = list;
   char item[SCN_NAME_MAX];
 
@@ -238,20 +269,6 @@ static int in_list(const char *list, const char *name) {
 
 /* ------------------------------------------------------------------------ */
 /* run and check                                                            */
-
-/* run_args are run's and check's command line. */
-typedef struct run_args {
-  const char *file, *outdir, *only;
-  int json, quiet, plot;
-  /* pcap_set is --pcap's "scenario.pcap=LINKS" (freed with sets). */
-  char *pcap_set;
-  /* sets are the |n_sets| --seed (seed 1) and --set values, in order. */
-  struct {
-    int seed;
-    const char *val;
-  } * sets;
-  int n_sets;
-} run_args;
 
 enum {
   OPT_SEED = 256,
@@ -356,7 +373,7 @@ static void parse_run(int argc, char **argv, run_args *a) {
 
 /* scn_status is the exit status of a scenario call's failure |rv|: 1
    when memory ran out, 2 for a bad scenario. */
-static int scn_status(int rv) {
+int scn_status(int rv) {
   return rv == SIM_SCN_NOMEM ? 1 : 2;
 }
 
@@ -364,7 +381,7 @@ static int scn_status(int rv) {
    and compiles it into |base|, then checks every sweep point and --only.
    Returns 0, or the exit status, 2 or 1 (scn_status; said on stderr;
    |raw| and |base| are then freed). */
-static int load(const run_args *a, scn_raw *raw, sim_scn *base) {
+int load(const run_args *a, scn_raw *raw, sim_scn *base) {
   char err[1024];
   int i, rv;
   uint32_t p, t, hits = 0;
@@ -437,8 +454,8 @@ static int load(const run_args *a, scn_raw *raw, sim_scn *base) {
    without a sweep) into |ps|, its raw list in |pr| (initialised by the
    caller; free both).  Returns 0, or what the failing scenario call
    returned (-1 or SIM_SCN_NOMEM) with the message in |err|. */
-static int compile_point(const scn_raw *raw, const sim_scn *base, uint32_t p,
-                         scn_raw *pr, sim_scn *ps, char *err, size_t errlen) {
+int compile_point(const scn_raw *raw, const sim_scn *base, uint32_t p,
+                  scn_raw *pr, sim_scn *ps, char *err, size_t errlen) {
   int rv;
 
   if (base->n_sweep_points == 0) {
@@ -497,7 +514,7 @@ static void not_run(const run_args *a, const scn_raw *raw, const sim_scn *base,
 /* The outputs of -o DIR                                                    */
 
 /* remove_stage deletes staging folder |stage| and the files in it. */
-static void remove_stage(const char *stage) {
+void remove_stage(const char *stage) {
   DIR *d = opendir(stage);
   struct dirent *e;
 
@@ -518,8 +535,7 @@ static void remove_stage(const char *stage) {
 /* publish renames every file of staging folder |stage| into |dir| (each
    rename replaces the file of that name at once) and removes |stage|.
    Returns 0, or -1 with the message in |err|. */
-static int publish(const char *stage, const char *dir, char *err,
-                   size_t errlen) {
+int publish(const char *stage, const char *dir, char *err, size_t errlen) {
   DIR *d = opendir(stage);
   struct dirent *e;
   int rv = 0;
@@ -1065,7 +1081,7 @@ static int cmd_bench(int argc, char **argv) {
   return rc;
 }
 
-static const char *const commands = "run, check or bench";
+static const char *const commands = "run, check, sweep, merge or bench";
 
 int main(int argc, char **argv) {
   static const struct option opts[] = {TOOL_OPT_STD, {NULL, 0, NULL, 0}};
@@ -1093,6 +1109,12 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "bench")) {
     return cmd_bench(argc, argv);
+  }
+  if (!strcmp(cmd, "sweep")) {
+    return cmd_sweep(argc, argv);
+  }
+  if (!strcmp(cmd, "merge")) {
+    return cmd_merge(argc, argv);
   }
   if (!strcmp(cmd, "help")) {
     help();
