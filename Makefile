@@ -8,6 +8,8 @@
 #   make demo         dependencies, then the srd-loopback and srd-sim
 #                     demonstrations
 #   make bench        the benchmarks (ratios against peers; not pass/fail)
+#   make figures      rewrite the figures README.md and docs/ quote from the
+#                     commands that print them (tools/figures.py)
 #   make fuzz         libFuzzer targets (clang) for FUZZ_SECONDS each
 #   make fuzz-cover   the corpus reducers (test/fuzz/README.md)
 #   make install      PREFIX=/usr/local DESTDIR=  (docs/architecture.md)
@@ -127,7 +129,7 @@ endef
 
 .PHONY: all lib tools tests test test-all demo bench fuzz fuzz-build \
 	fuzz-cover install uninstall clean deps check-purity format \
-	format-check help man
+	format-check help man figures figures-check
 
 all: lib tools tests man
 	@$(if $(MISSING),$(foreach m,$(MISSING),echo "build: without $(m): \
@@ -179,6 +181,17 @@ format:
 format-check:
 	$(Q)$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SRCS) && \
 		echo "  FORMAT clang-format clean"
+
+# The figures the docs quote: each marked with the command that prints it
+# (tools/figures.py); `make figures` rewrites them, figures-check (and
+# test/tools/test_figures.sh under make test) fails when one differs.
+FIGURE_DOCS = README.md $(sort $(wildcard docs/*.md))
+
+figures: tools
+	$(Q)python3 tools/figures.py --update --bin $(OUT)/bin $(FIGURE_DOCS)
+
+figures-check: tools
+	$(Q)python3 tools/figures.py --check --bin $(OUT)/bin $(FIGURE_DOCS)
 
 # ---------------------------------------------------------------------------
 # Install: the one rule.  Fragments add to INSTALL_BIN (programs),
