@@ -277,7 +277,8 @@ int sim_sweep_manifest(FILE *f, const sim_sweep *sw) {
 }
 
 /* A line reader over a text of known length: each line without its
-   '\n', which every line must end with; NUL bytes are refused. */
+   '\n', which every line must end with; NUL bytes and carriage returns
+   are refused. */
 typedef struct lines {
   const char *name, *p, *end;
   uint32_t no;
@@ -306,6 +307,11 @@ static int next_line(lines *l, char *err, size_t errlen) {
   }
   if (memchr(l->p, '\0', n) != NULL) {
     return fail(err, errlen, "%s:%u: a NUL byte", l->name, l->no);
+  }
+  /* What these files hold never has a carriage return (the writer
+     refuses one), so a value read back can always be written again. */
+  if (memchr(l->p, '\r', n) != NULL) {
+    return fail(err, errlen, "%s:%u: a carriage return", l->name, l->no);
   }
   memcpy(l->buf, l->p, n);
   l->buf[n] = '\0';
