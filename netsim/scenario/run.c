@@ -179,6 +179,8 @@ void sim_result_fini(sim_result *res) {
   free(res->q_bytes);
   free(res->flows);
   free(res->links);
+  free(res->fseries_flow);
+  free(res->fbins);
   if (res->msgs) {
     nb = (res->n_msg_recs + SIM_MSG_BLOCK - 1) / SIM_MSG_BLOCK;
     for (i = 0; i < nb; ++i) {

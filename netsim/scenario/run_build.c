@@ -168,6 +168,36 @@ int run_resolve_link(run_ctx *r, const scn_linkref *l, uint32_t *ids,
   }
 }
 
+/* record_fault adds [faults] entry |f|, which stands for the |n| cables
+   of |ids|, to the run's result (faults.csv). */
+static void record_fault(run_ctx *r, const scn_fault *f, const uint32_t *ids,
+                         uint32_t n) {
+  static const char *const kinds[] = {"down", "up",  "degrade",
+                                      "loss", "ber", "dup"};
+  sim_result *res = r->res;
+  sim_faultrec *x;
+
+  if (res->n_faults >= SCN_MAX_FAULTS) {
+    return;
+  }
+  x = &res->faults[res->n_faults++];
+  snprintf(x->kind, sizeof(x->kind), "%s",
+           f->op >= 0 && f->op <= SCN_FAULT_DUP ? kinds[f->op] : "?");
+  snprintf(x->link, sizeof(x->link), "%s", f->link.text);
+  x->cable[0] = '\0';
+  if (n > 0) {
+    run_link_name(r, ids[0], x->cable, sizeof(x->cable));
+  }
+  x->n_cables = n;
+  x->at = f->op <= SCN_FAULT_DEGRADE ? f->at_ps : 0;
+  x->routed = f->op == SCN_FAULT_DOWN || f->op == SCN_FAULT_UP
+                  ? f->at_ps + r->s->reconverge
+                  : NETSIM_TIME_NONE;
+  x->value = f->op == SCN_FAULT_DEGRADE ? (double)f->rate_bps / 1e9
+             : f->op >= SCN_FAULT_LOSS  ? f->p
+                                        : 0;
+}
+
 int run_build_faults(run_ctx *r) {
   const sim_scn *s = r->s;
   uint32_t i, j, ids[256], n;
@@ -201,6 +231,7 @@ int run_build_faults(run_ctx *r) {
                       "topology",
                       s->file, f->line, f->link.text);
     }
+    record_fault(r, f, ids, n);
     for (j = 0; j < n && rv == 0; ++j) {
       switch (f->op) {
       case SCN_FAULT_DOWN:

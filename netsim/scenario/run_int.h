@@ -77,6 +77,9 @@ typedef struct run_ctx {
   netsim_sampler *smp;
   uint32_t *qids;
   uint32_t n_q;
+  /* Every flow's throughput bins while the run goes (with o->records;
+     NULL: none): n_flows x res->n_fbins bytes, res->fbin_ps wide. */
+  double *fbins;
 } run_ctx;
 
 /* ------------------------------------------------------------------------ */

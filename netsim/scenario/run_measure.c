@@ -34,6 +34,21 @@ void run_measure_init(run_ctx *r) {
     res->bin_ps = (s->duration + res->n_bins - 1) / res->n_bins;
   }
   res->tput_bins = calloc(res->n_bins + 1, sizeof(double));
+  if (r->o->records && r->n_flows > 0) {
+    /* Per-flow bins: a whole number of throughput bins each, so that the
+       two series line up, and SIM_FBIN_CELLS at most in all. */
+    uint64_t per_flow = SIM_FBIN_CELLS / r->n_flows, f;
+    if (per_flow > 0) {
+      f = (res->n_bins + per_flow - 1) / per_flow;
+      res->fbin_ps = res->bin_ps * (f ? f : 1);
+      res->n_fbins = (uint32_t)((res->n_bins + f - 1) / (f ? f : 1));
+      r->fbins = calloc((size_t)r->n_flows * res->n_fbins, sizeof(double));
+    }
+    if (r->fbins == NULL) {
+      res->fbin_ps = 0;
+      res->n_fbins = 0;
+    }
+  }
   if (r->o->sample_queues) {
     uint32_t nsw = netsim_sim_n_switches(r->sim), cap = 0;
     uint64_t samples = s->duration / res->bin_ps + 2;
@@ -66,6 +81,8 @@ void run_measure_init(run_ctx *r) {
 void run_measure_fini(run_ctx *r) {
   netsim_sampler_del(r->smp);
   free(r->qids);
+  free(r->fbins);
+  r->fbins = NULL;
   r->smp = NULL;
   r->qids = NULL;
   r->n_q = 0;
@@ -216,6 +233,90 @@ static void path_share(run_ctx *r) {
     res->path_share[i] = total > 0 ? res->path_share[i] / total : 0;
   }
   res->n_paths = n;
+}
+
+/* fkey is a flow as the per-flow series rank it: started before not
+   started, then fewer delivered bytes first, then the lower index
+   (flow_cmp). */
+typedef struct fkey {
+  uint64_t delivered;
+  uint32_t idx;
+  int started;
+} fkey;
+
+static int flow_cmp(const void *a, const void *b) {
+  const fkey *x = a, *y = b;
+
+  if (x->started != y->started) {
+    return x->started ? -1 : 1;
+  }
+  if (x->delivered != y->delivered) {
+    return x->delivered < y->delivered ? -1 : 1;
+  }
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int u32_cmp(const void *a, const void *b) {
+  uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+  return i < j ? -1 : i > j;
+}
+
+/* flow_series keeps in res the per-flow series of the flows that
+   SIM_FSERIES_ALL says (fseries_flow, fbins in Gb/s) and frees the
+   rest.  Out of memory, it keeps none. */
+static void flow_series(run_ctx *r, netsim_time end) {
+  sim_result *res = r->res;
+  uint32_t n = r->n_flows, keep, i, k, used, stride = res->n_fbins;
+  fkey *key;
+
+  if (r->fbins == NULL || stride == 0) {
+    return;
+  }
+  key = malloc(n * sizeof(*key));
+  keep = n <= SIM_FSERIES_ALL ? n : SIM_FSERIES_LEAST + SIM_FSERIES_MOST;
+  res->fseries_flow = malloc(keep * sizeof(uint32_t));
+  res->fbins = malloc((size_t)keep * stride * sizeof(double));
+  if (key == NULL || res->fseries_flow == NULL || res->fbins == NULL) {
+    free(key);
+    free(res->fseries_flow);
+    free(res->fbins);
+    res->fseries_flow = NULL;
+    res->fbins = NULL;
+    res->n_fbins = 0;
+    return;
+  }
+  for (i = 0; i < n; ++i) {
+    key[i].delivered = r->flows[i].delivered;
+    key[i].idx = i;
+    key[i].started = r->flows[i].started != 0;
+  }
+  if (n > SIM_FSERIES_ALL) {
+    /* The fewest bytes at the front, the most at the back: keep both
+       ends. */
+    qsort(key, n, sizeof(*key), flow_cmp);
+    for (k = 0; k < SIM_FSERIES_MOST; ++k) {
+      key[SIM_FSERIES_LEAST + k] = key[n - SIM_FSERIES_MOST + k];
+    }
+  }
+  for (k = 0; k < keep; ++k) {
+    res->fseries_flow[k] = key[k].idx;
+  }
+  free(key);
+  qsort(res->fseries_flow, keep, sizeof(uint32_t), u32_cmp);
+  used = (uint32_t)((end + res->fbin_ps - 1) / res->fbin_ps);
+  if (used < res->n_fbins) {
+    res->n_fbins = used;
+  }
+  for (k = 0; k < keep; ++k) {
+    const double *from = &r->fbins[(size_t)res->fseries_flow[k] * stride];
+    for (i = 0; i < res->n_fbins; ++i) {
+      res->fbins[(size_t)k * res->n_fbins + i] =
+          from[i] * 8.0 / ((double)res->fbin_ps / 1e3);
+    }
+  }
+  res->n_fseries = keep;
+  free(r->fbins);
+  r->fbins = NULL;
 }
 
 /* pcts sorts the |n| (> 0) values of |v| and writes their p50, p99,
@@ -418,6 +519,7 @@ void run_measure(run_ctx *r) {
       res->tput_bins[i] = res->tput_bins[i] * 8.0 / ((double)res->bin_ps / 1e3);
     }
   }
+  flow_series(r, end);
   /* The busiest queues. */
   if (smp && n_ids > 0) {
     uint32_t best[SIM_MAX_QSERIES], nb = 0, k;

@@ -299,6 +299,12 @@ static void on_progress(void *user, uint32_t flow, uint64_t bytes) {
       res->tput_bins[b] += (double)bytes;
     }
   }
+  if (r->fbins && res->fbin_ps) {
+    uint64_t b = now / res->fbin_ps;
+    if (b < res->n_fbins) {
+      r->fbins[(size_t)flow * res->n_fbins + b] += (double)bytes;
+    }
+  }
 }
 
 /* ------------------------------------------------------------------------ */

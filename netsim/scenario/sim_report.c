@@ -913,6 +913,89 @@ static void tm_us(FILE *f, netsim_time t) {
   }
 }
 
+/* csv_field writes |v| as one CSV field: as it is, or in double quotes
+   (each quote doubled) when it holds a comma, a quote or a line break
+   (RFC 4180). */
+static void csv_field(FILE *f, const char *v) {
+  if (strpbrk(v, ",\"\r\n") == NULL) {
+    fputs(v, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *v; ++v) {
+    if (*v == '"') {
+      fputc('"', f);
+    }
+    fputc(*v, f);
+  }
+  fputc('"', f);
+}
+
+/* csv_runs writes runs.csv, faults.csv and flow_throughput.csv: what
+   srd-plot needs besides the series (each run's capacity and sweep
+   point, the faults it applied, the per-flow series).  Returns 0, or -1
+   with a message in |err|. */
+static int csv_runs(const char *dir, const sim_result *res, uint32_t n,
+                    char *err, size_t errlen) {
+  FILE *f;
+  uint32_t i, j, k;
+
+  if ((f = open_out(dir, "runs.csv", err, errlen)) == NULL) {
+    return -1;
+  }
+  fprintf(f, "point,transport,kind,capacity_gbps,throughput_gbps,sim_end_us,"
+             "label\n");
+  for (i = 0; i < n; ++i) {
+    fprintf(f, "%u,%s,%s,%.4f,%.4f,%.3f,", res[i].point_idx, res[i].transport,
+            res[i].kind, res[i].capacity_gbps, res[i].tput_gbps,
+            (double)res[i].end / 1e6);
+    csv_field(f, res[i].point);
+    fputc('\n', f);
+  }
+  if (fclose(f) != 0) {
+    snprintf(err, errlen, "%s/runs.csv: write failed", dir);
+    return -1;
+  }
+  if ((f = open_out(dir, "faults.csv", err, errlen)) == NULL) {
+    return -1;
+  }
+  fprintf(f, "point,transport,fault,kind,link,cable,cables,at_us,routed_us,"
+             "value\n");
+  for (i = 0; i < n; ++i) {
+    for (j = 0; j < res[i].n_faults; ++j) {
+      const sim_faultrec *x = &res[i].faults[j];
+      fprintf(f, "%u,%s,%u,%s,%s,%s,%u", res[i].point_idx, res[i].transport, j,
+              x->kind, x->link, x->cable, x->n_cables);
+      tm_us(f, x->at);
+      tm_us(f, x->routed);
+      fprintf(f, ",%g\n", x->value);
+    }
+  }
+  if (fclose(f) != 0) {
+    snprintf(err, errlen, "%s/faults.csv: write failed", dir);
+    return -1;
+  }
+  if ((f = open_out(dir, "flow_throughput.csv", err, errlen)) == NULL) {
+    return -1;
+  }
+  fprintf(f, "point,transport,flow,time_us,gbps\n");
+  for (i = 0; i < n; ++i) {
+    for (k = 0; res[i].fbins && k < res[i].n_fseries; ++k) {
+      for (j = 0; j < res[i].n_fbins; ++j) {
+        fprintf(f, "%u,%s,%u,%.3f,%.4f\n", res[i].point_idx, res[i].transport,
+                res[i].fseries_flow[k],
+                (double)((uint64_t)j * res[i].fbin_ps) / 1e6,
+                res[i].fbins[(size_t)k * res[i].n_fbins + j]);
+      }
+    }
+  }
+  if (fclose(f) != 0) {
+    snprintf(err, errlen, "%s/flow_throughput.csv: write failed", dir);
+    return -1;
+  }
+  return 0;
+}
+
 int sim_report_csv(const char *dir, const sim_result *res, uint32_t n,
                    char *err, size_t errlen) {
   FILE *f;
@@ -1035,6 +1118,9 @@ int sim_report_csv(const char *dir, const sim_result *res, uint32_t n,
   }
   if (fclose(f) != 0) {
     snprintf(err, errlen, "%s/links.csv: write failed", dir);
+    return -1;
+  }
+  if (csv_runs(dir, res, n, err, errlen) != 0) {
     return -1;
   }
   if (any_dup(res, n)) {

@@ -74,11 +74,10 @@ void sim_report_stopped(FILE *f, const sim_scn *s, const sim_result *res,
                         uint32_t n, const sim_report_stop *stop);
 
 /* sim_report_csv writes flows.csv, messages.csv, throughput.csv,
-   queues.csv, paths.csv and links.csv into directory |dir|, corruption.csv
-   when a
-   result ran with bit errors and duplicates.csv when one ran with
-   duplication.  Returns 0, or -1 with
-   a message in |err|. */
+   flow_throughput.csv, queues.csv, paths.csv, links.csv, runs.csv and
+   faults.csv into directory |dir|, corruption.csv when a result ran
+   with bit errors and duplicates.csv when one ran with duplication.
+   Returns 0, or -1 with a message in |err|. */
 int sim_report_csv(const char *dir, const sim_result *res, uint32_t n,
                    char *err, size_t errlen);
 

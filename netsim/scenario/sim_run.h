@@ -61,6 +61,37 @@ typedef struct sim_linkstat {
   double mean_q_bytes;
 } sim_linkstat;
 
+/* sim_faultrec is one [faults] entry as a run applied it (faults.csv):
+   its kind ("down", "up", "degrade", "loss", "ber" or "dup"), the link
+   as the scenario wrote it, the first of the |n_cables| cables it stands
+   for (one direction's name, as links.csv names it: "leaf0->spine2" for
+   tcpflow0), when it applies (0 for the kinds without a time: from the
+   start), when routing follows (down: stops using the cable; up: uses it
+   again; NETSIM_TIME_NONE for the other kinds) and its value (degrade:
+   the rate in Gb/s; loss and dup: the probability; ber: the bit-error
+   rate; 0 otherwise). */
+typedef struct sim_faultrec {
+  char kind[8];
+  char link[SCN_NAME_MAX];
+  char cable[100];
+  uint32_t n_cables;
+  netsim_time at;
+  netsim_time routed;
+  double value;
+} sim_faultrec;
+
+/* Per-flow throughput series (flow_throughput.csv) are kept for every
+   flow when a run has at most SIM_FSERIES_ALL flows; otherwise for the
+   SIM_FSERIES_LEAST flows that delivered the fewest bytes and the
+   SIM_FSERIES_MOST that delivered the most (flows that started before
+   those that did not, ties to the lower index).  While the run goes
+   every flow has bins, at most SIM_FBIN_CELLS of them in all (each flow
+   gets a whole number of throughput bins per bin, as few as fit). */
+#define SIM_FSERIES_ALL 32u
+#define SIM_FSERIES_LEAST 16u
+#define SIM_FSERIES_MOST 8u
+#define SIM_FBIN_CELLS (1u << 21)
+
 /* sim_result is what one run (one transport, one sweep point) measured. */
 typedef struct sim_result {
   char transport[SCN_NAME_MAX];
@@ -149,6 +180,17 @@ typedef struct sim_result {
   uint32_t n_samples;
   netsim_time *q_time;
   uint64_t *q_bytes; /* n_samples x n_q */
+  /* Per-flow throughput (with records; see SIM_FSERIES_ALL): n_fseries
+     flows, fseries_flow[k] the index of the k-th (ascending), each with
+     n_fbins bins of fbin_ps, fbins[k * n_fbins + b] in Gb/s. */
+  uint64_t fbin_ps;
+  uint32_t n_fbins;
+  uint32_t n_fseries;
+  uint32_t *fseries_flow;
+  double *fbins;
+  /* The [faults] entries the run applied (faults.csv). */
+  sim_faultrec faults[SCN_MAX_FAULTS];
+  uint32_t n_faults;
   sim_flow *flows;
   simx_msg **msgs; /* blocks of SIM_MSG_BLOCK */
   uint64_t n_msg_recs;

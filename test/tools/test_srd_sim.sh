@@ -24,7 +24,8 @@ args=(run scenarios/hol-blocking.ini --set workload.count=500 --quiet)
 "$SIM" "${args[@]}" -o "$tmp/b" > "$tmp/b.txt" || fail "run b exited $?"
 cmp -s "$tmp/a.txt" "$tmp/b.txt" || fail "same seed, different table"
 for f in table.txt summary.json flows.csv messages.csv throughput.csv \
-         queues.csv paths.csv links.csv; do
+         flow_throughput.csv queues.csv paths.csv links.csv runs.csv \
+         faults.csv; do
   [ -s "$tmp/a/$f" ] || fail "no $f written"
   cmp -s "$tmp/a/$f" "$tmp/b/$f" || fail "same seed, different $f"
 done
@@ -337,8 +338,8 @@ echo "flags: ok"
 # as long as the header, the last one ended (flushed: nothing cut off).
 complete_csv() {
   local d=$1 f
-  for f in flows.csv messages.csv throughput.csv queues.csv paths.csv \
-           links.csv; do
+  for f in flows.csv messages.csv throughput.csv flow_throughput.csv \
+           queues.csv paths.csv links.csv runs.csv; do
     [ -s "$d/$f" ] || fail "$d/$f missing or empty"
     [ "$(tail -c 1 "$d/$f" | od -An -c | tr -d ' ')" = '\n' ] || fail "$d/$f: last line cut"
     [ "$(wc -l < "$d/$f")" -ge 2 ] || fail "$d/$f: no rows"
