@@ -148,7 +148,9 @@ typedef struct xport_config {
   /* impair_on enables the impairment layer with impair[path]. */
   int impair_on;
   xport_impair impair[XPORT_MAX_PATHS];
-  /* srd engine knobs (0 or NULL keeps the engine's default). */
+  /* srd engine knobs (0 or NULL keeps the engine's default).  cc is
+     also tcp's: the kernel's congestion control for every connection
+     (TCP_CONGESTION: "cubic", "reno", ...), NULL for the system's. */
   const char *cc;
   uint64_t rto_min_ns;          /* default 5 ms over UDP */
   uint64_t cc_target_qdelay_ns; /* default 200 us over UDP */

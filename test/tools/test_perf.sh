@@ -107,6 +107,15 @@ head -1 "$tmp/out.csv" | grep -q "^transport,test,size,iterations,window,seconds
 [ "$(wc -l < "$tmp/out.csv")" = 2 ] || fail "csv rows"
 grep -q "^tcp,bw,65536,100," "$tmp/out.csv" || fail "csv row"
 
+# --- kernel TCP's congestion control: --cc with -t tcp ------------------
+# reno is always built in; an unknown name fails the run and says why.
+timeout 60 "$BIN" --loopback -t tcp -T bw -s 64K -n 100 --cc reno > /dev/null \
+  || fail "-t tcp --cc reno"
+timeout 60 "$BIN" -t tcp --cc no-such-cc -T bw -s 64K -n 10 --time-limit 5 \
+  127.0.0.1 > /dev/null 2> "$tmp/cc.err" && fail "-t tcp --cc no-such-cc ran"
+grep -q "congestion control 'no-such-cc'" "$tmp/cc.err" \
+  || fail "--cc no-such-cc: $(cat "$tmp/cc.err")"
+
 # --- the table, with the burst shown -------------------------------------
 timeout 60 "$BIN" --loopback -T bw -s 64K -n 100 --paths 4 --burst 8 > "$tmp/t.txt" \
   || fail "table run"

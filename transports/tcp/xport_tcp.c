@@ -235,6 +235,33 @@ static int conn_new(xport_tcp *x, int fd, const struct sockaddr_storage *ss,
   return i;
 }
 
+/* set_cc gives socket |fd| the kernel congestion control cfg.cc names
+   (TCP_CONGESTION), if one is named: a namespace's default
+   (net.ipv4.tcp_congestion_control) may only be set to the algorithms
+   net.ipv4.tcp_allowed_congestion_control lists, but a process with
+   CAP_NET_ADMIN may give its own sockets any that is available.
+   Accepted connections inherit the listening socket's.  Returns 0, or
+   -errno (-ENOENT: no such algorithm here; -EPERM: not allowed) after
+   saying so to the log. */
+static int set_cc(xport_tcp *x, int fd) {
+  const char *cc = x->cfg.cc;
+  char msg[160];
+  int rv;
+
+  if (cc == NULL || cc[0] == '\0') {
+    return 0;
+  }
+  if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc)) ==
+      0) {
+    return 0;
+  }
+  rv = -errno;
+  snprintf(msg, sizeof(msg), "tcp: congestion control '%s': %s", cc,
+           strerror(errno));
+  tlog(x, msg);
+  return rv;
+}
+
 static int tcp_add_peer(xport *xp, const struct sockaddr *addr, socklen_t len,
                         xport_peer *ppeer) {
   xport_tcp *x = (xport_tcp *)xp;
@@ -249,6 +276,10 @@ static int tcp_add_peer(xport *xp, const struct sockaddr *addr, socklen_t len,
   fd = socket(x->cfg.family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
   if (fd < 0) {
     return -errno;
+  }
+  if ((id = set_cc(x, fd)) != 0) {
+    close(fd);
+    return id;
   }
   if (x->cfg.bind_addr || x->cfg.port) {
     struct sockaddr_storage b;
@@ -822,6 +853,10 @@ static int tcp_open(xport **px, const xport_config *cfg) {
       return rv;
     }
     setsockopt(x->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if ((rv = set_cc(x, x->lfd)) != 0) {
+      tcp_close(&x->base);
+      return rv;
+    }
     if (cfg->family == AF_INET6) {
       setsockopt(x->lfd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
     }
