@@ -32,7 +32,8 @@ of the rendered page never sees:
       separated by dots, where an array is entered by the first element
       that has every KEY=VALUE of [KEY=VALUE] ("transports[name=srd]",
       "cells[transport=tcp][point_idx=1].figures.jain.mean"; [KEY~TEXT]
-      is an element whose KEY holds TEXT: "[point~ranks=64]"), or two
+      is an element whose KEY holds TEXT: "[point~ranks=64]"; a number
+      N is an array's element N from 0: "path_share.0"), or two
       such paths "A/B" for a ratio (SRD's throughput over TCP's), and
       FORMAT is a Python format ("{:.2f}", "{:.1%}", "{:,}") or us3 (a
       time in microseconds to three digits in us, ms or s: "5.81 ms").
@@ -124,9 +125,15 @@ def walk(data, path, where):
         if len("".join(f"[{k}{op}{v}]" for k, op, v in filters)) != \
                 len(m.group(2)):
             raise Bad(f"{where}: {path}: bad filter {m.group(2)}")
-        if not isinstance(cur, dict) or key not in cur:
+        if isinstance(cur, list) and key.isdigit():
+            if int(key) >= len(cur):
+                raise Bad(f"{where}: {path}: no element {key} (the array "
+                          f"has {len(cur)})")
+            cur = cur[int(key)]
+        elif not isinstance(cur, dict) or key not in cur:
             raise Bad(f"{where}: {path}: no key '{key}'")
-        cur = cur[key]
+        else:
+            cur = cur[key]
         if filters:
             if not isinstance(cur, list):
                 raise Bad(f"{where}: {path}: '{key}' is not an array")

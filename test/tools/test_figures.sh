@@ -44,9 +44,14 @@ python3 tools/figures.py --check --bin "$OUT/bin" "$tmp/doc.md" 2> /dev/null || 
 grep -q "99.99" "$tmp/doc.md" && fail "--update kept the wrong value"
 grep -q "^  \.\.\.$" "$tmp/doc.md" || fail "lines 1,...,8-9: no ... line"
 grep -q "^srd-sim: single-flow" "$tmp/doc.md" || fail "the block's first line"
+# A number in a path is an array's element (path_share.0: the first path).
+{ head -2 "$tmp/doc.md"; echo '<!-- v s transports[name=srd].path_share.0 {:.3f} -->x<!-- /v -->'; } > "$tmp/idx.md"
+python3 tools/figures.py --update --bin "$OUT/bin" "$tmp/idx.md" 2> /dev/null || fail "--update with an array index"
+grep -q -- '-->0\.[0-9][0-9][0-9]<!-- /v -->' "$tmp/idx.md" || fail "path_share.0 was not read: $(tail -1 "$tmp/idx.md")"
 for bad in '<!-- v nosuch a.b {:.1f} -->1<!-- /v -->' \
            '<!-- v s transports[name=nosuch].jain {:.1f} -->1<!-- /v -->' \
-           '<!-- v s transports[name=srd].nokey {:.1f} -->1<!-- /v -->'; do
+           '<!-- v s transports[name=srd].nokey {:.1f} -->1<!-- /v -->' \
+           '<!-- v s transports[name=srd].path_share.99 {:.1f} -->1<!-- /v -->'; do
   { head -2 "$tmp/doc.md"; echo "$bad"; } > "$tmp/bad.md"
   python3 tools/figures.py --check --bin "$OUT/bin" "$tmp/bad.md" 2> "$tmp/e"
   [ $? = 2 ] || fail "bad marker $bad: not exit 2"
