@@ -241,8 +241,7 @@ static scn_transport *find_tr(sim_scn *s, const char *name) {
   return NULL;
 }
 
-/* valid_name says whether |n| is 1 to 47 letters, digits, '-' and '_'. */
-static int valid_name(const char *n) {
+int sim_scn_valid_name(const char *n) {
   size_t i, len = strlen(n);
 
   if (len == 0 || len >= SCN_NAME_MAX) {
@@ -267,7 +266,7 @@ static int do_scenario(scn_cc *c) {
   sim_scn *s = c->s;
 
   if (KEY("name")) {
-    if (!valid_name(V)) {
+    if (!sim_scn_valid_name(V)) {
       return expect(c, "a name of letters, digits, '-' and '_' "
                        "(at most 47 characters)");
     }
@@ -1064,7 +1063,7 @@ static int do_transports(scn_cc *c) {
   }
   for (j = 0; j < n; ++j) {
     int type = -1;
-    if (!valid_name(items[j])) {
+    if (!sim_scn_valid_name(items[j])) {
       return scn_fail(c, at, "item %u ('%s'): expected a transport name", j + 1,
                       items[j]);
     }
@@ -1117,7 +1116,7 @@ static int do_transports(scn_cc *c) {
     c->cur = e;
     t = find_tr(s, e->section + 10);
     if (t == NULL) {
-      if (!valid_name(e->section + 10)) {
+      if (!sim_scn_valid_name(e->section + 10)) {
         return scn_fail(c, e, "expected a section name transport.NAME");
       }
       continue; /* defined but not listed: not run, still checked below */

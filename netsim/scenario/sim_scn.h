@@ -239,6 +239,11 @@ int sim_scn_has_ber(const sim_scn *s);
    reports add their duplicate counts only then). */
 int sim_scn_has_dup(const sim_scn *s);
 
+/* sim_scn_valid_name says whether |n| is a name a scenario may give a
+   transport or link: 1 to SCN_NAME_MAX - 1 letters, digits, '-' and
+   '_'.  The sweep folder's parsers hold names to the same rule. */
+int sim_scn_valid_name(const char *n);
+
 /* sim_scn_fini frees what sim_scn_compile allocated in |s|. */
 void sim_scn_fini(sim_scn *s);
 

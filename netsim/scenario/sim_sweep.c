@@ -332,21 +332,6 @@ static const char *split(char *line, const char **val) {
   return line;
 }
 
-/* valid_name: 1 to 47 letters, digits, '-' and '_' (the scenario's). */
-static int valid_name(const char *n) {
-  size_t i, len = strlen(n);
-
-  if (len == 0 || len >= SCN_NAME_MAX) {
-    return 0;
-  }
-  for (i = 0; i < len; ++i) {
-    if (!isalnum((unsigned char)n[i]) && n[i] != '-' && n[i] != '_') {
-      return 0;
-    }
-  }
-  return 1;
-}
-
 /* read_index reads a point number "N" at the start of |s| below |limit|
    and moves |*s| past it.  Returns 0 or -1. */
 static int read_index(const char **s, uint32_t limit, uint32_t *out) {
@@ -379,7 +364,7 @@ int sim_sweep_parse_manifest(sim_sweep *sw, const char *name, const char *text,
   while ((rv = next_line(&l, err, errlen)) > 0) {
     const char *val, *key = split(l.buf, &val);
     if (!strcmp(key, "scenario") && !have_scn) {
-      if (!valid_name(val)) {
+      if (!sim_scn_valid_name(val)) {
         return fail(err, errlen, "%s:%u: expected a scenario name", name, l.no);
       }
       snprintf(sw->scenario, sizeof(sw->scenario), "%s", val);
@@ -442,7 +427,7 @@ int sim_sweep_parse_manifest(sim_sweep *sw, const char *name, const char *text,
       uint32_t p;
       if (sw->n_cells == SIM_SWEEP_MAX_CELLS ||
           read_index(&val, sw->n_points, &p) != 0 ||
-          sscanf(val, " %47s %15s", tr, kind) != 2 || !valid_name(tr) ||
+          sscanf(val, " %47s %15s", tr, kind) != 2 || !sim_scn_valid_name(tr) ||
           (strcmp(kind, "srd") && strcmp(kind, "tcp") &&
            strcmp(kind, "tcp-over-srd"))) {
         return fail(err, errlen,
