@@ -509,11 +509,17 @@ static int pump(xstate *s, int (*until)(const xstate *), uint64_t t_start) {
         }
       }
     }
-    /* A rank waiting for rank 0's GO waits twice as long: rank 0 waits
-       for the ranks that are late, and names the one that vanished to
-       every other (ABORT) within one idle timeout. */
-    if (now - s->last_event >
-        s->o->idle_timeout_ns * (s->in_barrier && s->rank != 0 ? 2 : 1)) {
+    /* A rank at work waits one idle timeout, rank 0 in its barrier one
+       and a half, the others in theirs (waiting for GO) two.  Rank 0
+       waits for the late ranks' DONE, and a late rank may be alive,
+       waiting on the one that died: after one timeout that rank names it
+       to every other (ABORT), and only after that does rank 0 guess from
+       who was silent longest (a live rank that finished its messages to
+       rank 0 early had been).  The ranks in their barrier hear rank 0
+       name it within its one and a half. */
+    if (now - s->last_event > s->o->idle_timeout_ns *
+                                  (s->in_barrier ? (s->rank != 0 ? 4 : 3) : 2) /
+                                  2) {
       return idle_fail(s, now);
     }
     if (now - t_start > s->o->time_limit_ns) {
