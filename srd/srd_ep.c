@@ -69,7 +69,8 @@ static int settings_valid(const srd_settings *s) {
          s->ack_freq >= 1 && s->cc_init_window >= 1 &&
          s->cc_fixed_window >= 1 && s->cc_target_rtt_pct <= 1000 &&
          s->cc_target_hops <= 64 && s->cc_fs_max_window <= 65536 &&
-         s->cc_fs_range_pct <= 10000 && s->hs_cookie_period > 0;
+         s->cc_fs_range_pct <= 10000 && s->hs_cookie_period > 0 &&
+         s->path_burst_bytes <= (1u << 20);
 }
 
 static void *xcalloc(const srd_ep *ep, size_t n, size_t size) {
@@ -298,6 +299,16 @@ void srd_ep_set_state(srd_ep *ep, srd_peer *p, srd_peer_state st,
 /* ------------------------------------------------------------------------ */
 /* Peers                                                                    */
 
+void srd_ep_set_path_burst(const srd_ep *ep, srd_peer *p) {
+  uint32_t n = ep->settings.path_burst_bytes / p->ccs.pkt_bytes;
+
+  p->paths.burst_max = srd_max(1u, n);
+  p->paths.burst = p->paths.burst_max;
+  if (p->paths.burst_left >= p->paths.burst) {
+    p->paths.burst_left = p->paths.burst - 1;
+  }
+}
+
 static uint32_t acktr_window(const srd_settings *s) {
   uint32_t w = 2 * s->pkt_window;
   return srd_max(64u, srd_min(w, 65536u));
@@ -375,6 +386,7 @@ int srd_ep_add_peer(srd_ep *ep, const srd_peer_settings *ps,
   p->ccs.fixed_cwnd = ep->settings.cc_fixed_window;
   p->ccs.min_cwnd = 64;
   p->ccs.max_cwnd = (uint64_t)ep->settings.pkt_window * p->ccs.pkt_bytes;
+  srd_ep_set_path_burst(ep, p);
   p->ccs.min_rtt = UINT64_MAX;
   p->ack_repeat_at = SRD_TSTAMP_NONE;
   p->ack_span16 = (int32_t)(16 * ep->settings.ack_freq);

@@ -546,6 +546,11 @@ int srd_tx_on_ack(srd_ep *ep, srd_peer *p, const srd_pkt_ack *a,
 SRD_COLD void srd_tx_fail_all(srd_ep *ep, srd_peer *p, int err, int pending_too,
                               srd_tstamp now);
 
+/* srd_ep_set_path_burst sets how many packets one data pick of |p|'s
+   paths carries, from settings.path_burst_bytes and the peer's packet
+   size (at least one). */
+void srd_ep_set_path_burst(const srd_ep *ep, srd_peer *p);
+
 /* srd_tx_session_reset ends the sending side of |p|'s session (the peer
    proved a new incarnation): started messages complete with
    SRD_ERR_PEER_RESET (sends not started stay, for the new session), the

@@ -69,6 +69,8 @@ void srd_pathset_init(srd_pathset *ps, uint32_t n, int steering, srd_pcg *pcg) {
   }
   shuffle(ps);
   ps->ctl_cursor = srd_pcg_bounded(pcg, n);
+  ps->burst = 1;
+  ps->burst_max = 1;
 }
 
 /* cycle_start reshuffles when |cursor| has gone through the whole order:

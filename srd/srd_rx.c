@@ -598,6 +598,7 @@ SRD_COLD static void establish(srd_ep *ep, srd_peer *p, uint32_t conn,
   p->tx_window = srd_min(ep->settings.msg_window, params->msg_window);
   p->ccs.pkt_bytes = p->frag_size + SRD_PKT_DATA_HDR_LEN;
   p->ccs.max_cwnd = (uint64_t)ep->settings.pkt_window * p->ccs.pkt_bytes;
+  srd_ep_set_path_burst(ep, p);
   /* Both ends derive each direction's first message id from the two
      incarnation ids, whoever started the handshake. */
   tx_base = srd_wrap_early(mix(p->local_conn, conn));

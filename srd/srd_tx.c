@@ -1068,6 +1068,16 @@ static srd_ssize write_data(srd_ep *ep, srd_peer *p, srd_path *path,
   }
   offset = frag * p->frag_size;
   plen = srd_min(p->frag_size, s->len - offset);
+  if (p->paths.burst_max > 1 && p->paths.burst_left == 0) {
+    /* A run holds at most SRD_RUN_SHARES paths' shares of the window:
+       long runs where the window is wide (a fast link, few paths), down
+       to one packet where it is tight (a shallow fabric, many paths),
+       where a long run would pile onto one queue. */
+    uint64_t share = SRD_RUN_SHARES * p->ccs.cwnd /
+                     ((uint64_t)p->paths.n * p->ccs.pkt_bytes);
+    p->paths.burst =
+        (uint32_t)srd_max(1u, srd_min(share, (uint64_t)p->paths.burst_max));
+  }
   pidx = (uint16_t)(r != NULL ? srd_pathset_pick_retx(&p->paths, now, exclude)
                               : srd_pathset_pick(&p->paths, &p->paths.cursor,
                                                  now, UINT32_MAX));

@@ -440,6 +440,97 @@ static void test_ep_paths_used(void **state) {
   }
 }
 
+/* Path bursts: with path_burst_bytes, A's data packets go in runs of
+   that many bytes' worth of whole packets on one path (packet k on the
+   path of packet k - 1 unless k starts a run), and every path still
+   carries runs. */
+typedef struct runs {
+  uint32_t last, n, bad, same; /* same: data packets on the path before */
+  uint64_t mask;
+} runs;
+
+static int record_runs(void *arg, const tpkt *p, uint64_t n) {
+  runs *r = arg;
+  (void)n;
+  if (p->from == 0 && p->type == 1 /* data */) {
+    r->mask |= 1ULL << p->path;
+    if (r->n % 3 != 0 && p->path != r->last) {
+      ++r->bad;
+    }
+    if (r->n > 0 && p->path == r->last) {
+      ++r->same;
+    }
+    r->last = p->path;
+    ++r->n;
+  }
+  return TP_DELIVER;
+}
+
+static void test_ep_path_burst(void **state) {
+  static uint8_t msg[65536], rbuf[65536];
+  srd_settings s;
+  tpair tp;
+  runs r;
+  int i;
+  (void)state;
+
+  srd_settings_default(&s);
+  /* Room for three packets of 8192 + 56 bytes, not four. */
+  s.path_burst_bytes = 4 * (8192 + 56) - 1;
+  memset(&r, 0, sizeof(r));
+  tpair_init(&tp, &s, NULL, 5, 0);
+  tp.filter = record_runs;
+  tp.filter_arg = &r;
+  for (i = 0; i < 8; ++i) {
+    assert_int_equal(
+        srd_ep_post_recv(tp.ep[1], rbuf, sizeof(rbuf), NULL, tp.now), 0);
+    assert_int_equal(
+        srd_ep_post_send(tp.ep[0], tp.peer[0], msg, sizeof(msg), NULL, tp.now),
+        0);
+  }
+  tpair_run(&tp, SRD_S);
+  printf("  %u data packets on 5 paths in runs of 3, %u off their run\n", r.n,
+         r.bad);
+  assert_int_equal(r.n, 64);
+  assert_int_equal(r.bad, 0);
+  assert_true(r.mask == 0x1f);
+  tpair_fini(&tp);
+  /* A window of two packets on 5 paths: a run would hold 4 * 2 / 5 of a
+     path's share, so every packet picks its path (SRD_RUN_SHARES) and
+     few follow the one before on its path (only where a cycle's order
+     is reshuffled), where runs of 3 would put two in three there. */
+  srd_settings_default(&s);
+  s.path_burst_bytes = 4 * (8192 + 56) - 1;
+  s.cc = "fixed";
+  s.cc_fixed_window = 2 * (8192 + 56);
+  memset(&r, 0, sizeof(r));
+  tpair_init(&tp, &s, NULL, 5, 0);
+  tp.filter = record_runs;
+  tp.filter_arg = &r;
+  for (i = 0; i < 8; ++i) {
+    assert_int_equal(
+        srd_ep_post_recv(tp.ep[1], rbuf, sizeof(rbuf), NULL, tp.now), 0);
+    assert_int_equal(
+        srd_ep_post_send(tp.ep[0], tp.peer[0], msg, sizeof(msg), NULL, tp.now),
+        0);
+  }
+  tpair_run(&tp, SRD_S);
+  printf("  window of 2 packets: %u data packets, %u on the path before\n", r.n,
+         r.same);
+  assert_true(r.n >= 64);
+  assert_true(r.same * 4 < r.n);
+  assert_true(r.mask == 0x1f);
+  tpair_fini(&tp);
+  /* Beyond 1 MiB is refused. */
+  srd_settings_default(&s);
+  s.path_burst_bytes = (1u << 20) + 1;
+  {
+    srd_ep *ep = NULL;
+    assert_int_equal(srd_ep_new(&ep, &s, srd_mem_default()),
+                     SRD_ERR_INVALID_ARGUMENT);
+  }
+}
+
 /* only_first_data lets one data packet from A through. */
 static int only_first_data(void *arg, const tpkt *p, uint64_t n) {
   int *seen = arg;
@@ -650,6 +741,7 @@ int main(void) {
       cmocka_unit_test(test_ep_first_message),
       cmocka_unit_test(test_ep_peer_mtu),
       cmocka_unit_test(test_ep_paths_used),
+      cmocka_unit_test(test_ep_path_burst),
       cmocka_unit_test(test_ep_remove_peer_cancels),
       cmocka_unit_test(test_ep_payload_by_length),
       cmocka_unit_test(test_ep_corrupt_payload_refused),

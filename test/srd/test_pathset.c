@@ -87,6 +87,48 @@ static void test_pathset_spray_cycles(void **state) {
   }
 }
 
+/* A burst: each data pick holds for ps->burst packets, the cycle still
+   takes every path once (a run each), control picks do not end a run,
+   and an excluded or avoided path ends it at once. */
+static void test_pathset_burst(void **state) {
+  uint32_t seen[SRD_MAX_PATHS], i, c, p, run;
+  uint64_t seed;
+  (void)state;
+
+  for (seed = 1; seed <= 20; ++seed) {
+    fx f;
+    srd_pathset *ps = init(&f, 4, 1, seed);
+    ps->burst = 5;
+    for (c = 0; c < 6; ++c) {
+      memset(seen, 0, sizeof(seen));
+      for (run = 0; run < 4; ++run) {
+        p = pick(ps, 1000 * c + run, NONE);
+        ++seen[p];
+        for (i = 1; i < 5; ++i) {
+          /* A control packet between data packets changes nothing. */
+          (void)srd_pathset_pick(ps, &ps->ctl_cursor, 0, NONE);
+          assert_int_equal(pick(ps, 1000 * c + run, NONE), p);
+        }
+      }
+      for (i = 0; i < 4; ++i) {
+        assert_int_equal(seen[i], 1);
+      }
+    }
+    /* Excluding the run's path ends the run. */
+    p = pick(ps, 0, NONE);
+    assert_true(pick(ps, 0, p) != p);
+    /* So does the path becoming avoided; the run's next packet goes to
+       another path, whose run it starts. */
+    p = pick(ps, 10, NONE);
+    srd_pathset_avoid(ps, p, 1000);
+    i = pick(ps, 10, NONE);
+    assert_true(i != p);
+    for (run = 1; run < 5; ++run) {
+      assert_int_equal(pick(ps, 10, NONE), i);
+    }
+  }
+}
+
 static void test_pathset_ctl_cursor(void **state) {
   fx f;
   srd_pathset *ps = init(&f, 5, 1, 77);
@@ -1143,6 +1185,7 @@ static void test_pathset_random_picks(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pathset_spray_cycles),
+      cmocka_unit_test(test_pathset_burst),
       cmocka_unit_test(test_pathset_ctl_cursor),
       cmocka_unit_test(test_pathset_single),
       cmocka_unit_test(test_pathset_exclude),

@@ -313,6 +313,17 @@ typedef struct srd_settings {
      rises above the others' or that lose packets (default 1).  0 gives
      blind round-robin spraying. */
   int path_steering;
+  /* path_burst_bytes: data packets go on one path in runs of up to this
+     many bytes (headers counted; at least one packet) before the next
+     path is picked, up to 1 MiB.  A run is also capped at four paths'
+     shares of the congestion window (4 * cwnd / paths), so that where
+     the window is tight for the paths (a shallow fabric) every packet
+     picks again.  Default 0: every packet picks its path, as SRD sprays.
+     A driver whose sends cost per datagram, not per byte, sets its
+     batch: the udp transport one UDP GSO send (64 KB), so that a send
+     round leaves in full sends, one per socket, not a packet or two on
+     each path (docs/transports.md, "The GSO burst"). */
+  uint32_t path_burst_bytes;
   /* tx_regroups: nonzero says the driver does not send the packets it
      writes with one |now| in the order written, but gathered per path
      (one UDP GSO send per path, as the udp transport does): a packet
