@@ -44,7 +44,7 @@ for ((r = 0; r < REPS; r++)); do
   tcp_lat+=("$(perf -t tcp -T lat -s 64 -n 20000 --busy-poll | jkey "d['lat_us']['p50']")")
   srd_rate+=("$(perf -t udp -T rate -s 64 -n 300000 | jkey "d['msg_rate']")")
   udp_rate+=("$(timeout 30 $NICE "$UDP" rate -s 64 -t 2 | kv rx_pps)")
-  # The same batching srd uses (--burst 16: UDP GSO sends, GRO receives).
+  # Batching as srd has it (UDP GSO sends of 16, GRO receives).
   udp_rate_gso+=("$(timeout 30 $NICE "$UDP" rate -s 64 -t 2 --gso 16 | kv rx_pps)")
   if [ $fabric = 1 ]; then
     rxm_bw+=("$(perf -t fabric --provider "tcp;ofi_rxm" -T bw -s 1M -n 2000 | jkey "d['mbps']")")

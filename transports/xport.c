@@ -110,7 +110,7 @@ void xport_config_default(xport_config *cfg) {
   cfg->backend = "udp";
   cfg->family = AF_INET;
   cfg->n_paths = 16;
-  cfg->burst = 16;
+  cfg->burst = 64;
   cfg->mtu = 0;
   cfg->max_msg_size = 1u << 20;
   cfg->max_sends = 1024;

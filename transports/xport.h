@@ -191,7 +191,7 @@ typedef struct xport_config {
 } xport_config;
 
 /* xport_config_default fills |cfg|: backend "udp", IPv4, any address,
-   port 0, 16 paths, burst 16, mtu 0 (65000, or the peer's if smaller),
+   port 0, 16 paths, burst 64, mtu 0 (65000, or the peer's if smaller),
    1 MiB messages, 1024 sends and receives, blocking progress, fresh
    seed. */
 void xport_config_default(xport_config *cfg);

@@ -76,7 +76,7 @@ static void usage(FILE *f) {
       "                           1..64 [16]\n"
       "  --burst N                srd: packets per path per UDP GSO send, "
       "1..64\n"
-      "                           (1 = per-packet spraying) [16]\n"
+      "                           (1 = per-packet spraying) [64]\n"
       "  --mtu BYTES              srd: payload bytes per packet [the route's\n"
       "                           MTU less headers, at most 32000 for bw,\n"
       "                           8192 for lat and rate]\n"
@@ -361,7 +361,7 @@ void parse_args(opts *o, int argc, char **argv) {
   o->paths = 16;
   o->max_clients = 16;
   o->streams = 1;
-  o->burst = 16;
+  o->burst = 64;
   o->mtu = 0;
   o->time_limit = 60;
   o->idle_timeout = 5;

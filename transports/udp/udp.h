@@ -80,8 +80,10 @@
 /* Room for a header, or a whole packet without payload (the largest ACK
    is 572 bytes). */
 #define HDR_CAP 640
-/* A GSO send carries at most 64 segments. */
+/* A GSO send carries at most 64 segments, and at most this many bytes
+   (the kernel's limit is 64 KiB of IP datagram). */
 #define GSO_MAX_SEGS 64
+#define GSO_MAX_BYTES 65000
 /* The provided buffer ring's group id. */
 #define BGID 7
 /* Datagrams one recvmmsg(2) of the busy poll reads. */
