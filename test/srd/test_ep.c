@@ -466,61 +466,53 @@ static int record_runs(void *arg, const tpkt *p, uint64_t n) {
   return TP_DELIVER;
 }
 
-static void test_ep_path_burst(void **state) {
+/* send_recording_runs sends 8 messages of 64 KiB from A to B over 5
+   paths with settings |s| and records the data packets' paths in |r|. */
+static void send_recording_runs(const srd_settings *s, runs *r) {
   static uint8_t msg[65536], rbuf[65536];
-  srd_settings s;
   tpair tp;
-  runs r;
   int i;
+
+  memset(r, 0, sizeof(*r));
+  tpair_init(&tp, s, NULL, 5, 0);
+  tp.filter = record_runs;
+  tp.filter_arg = r;
+  for (i = 0; i < 8; ++i) {
+    assert_int_equal(
+        srd_ep_post_recv(tp.ep[1], rbuf, sizeof(rbuf), NULL, tp.now), 0);
+    assert_int_equal(
+        srd_ep_post_send(tp.ep[0], tp.peer[0], msg, sizeof(msg), NULL, tp.now),
+        0);
+  }
+  tpair_run(&tp, SRD_S);
+  assert_true(r->mask == 0x1f);
+  tpair_fini(&tp);
+}
+
+static void test_ep_path_burst(void **state) {
+  srd_settings s;
+  runs r;
   (void)state;
 
   srd_settings_default(&s);
   /* Room for three packets of 8192 + 56 bytes, not four. */
   s.path_burst_bytes = 4 * (8192 + 56) - 1;
-  memset(&r, 0, sizeof(r));
-  tpair_init(&tp, &s, NULL, 5, 0);
-  tp.filter = record_runs;
-  tp.filter_arg = &r;
-  for (i = 0; i < 8; ++i) {
-    assert_int_equal(
-        srd_ep_post_recv(tp.ep[1], rbuf, sizeof(rbuf), NULL, tp.now), 0);
-    assert_int_equal(
-        srd_ep_post_send(tp.ep[0], tp.peer[0], msg, sizeof(msg), NULL, tp.now),
-        0);
-  }
-  tpair_run(&tp, SRD_S);
+  send_recording_runs(&s, &r);
   printf("  %u data packets on 5 paths in runs of 3, %u off their run\n", r.n,
          r.bad);
   assert_int_equal(r.n, 64);
   assert_int_equal(r.bad, 0);
-  assert_true(r.mask == 0x1f);
-  tpair_fini(&tp);
   /* A window of two packets on 5 paths: a run would hold 4 * 2 / 5 of a
      path's share, so every packet picks its path (SRD_RUN_SHARES) and
      few follow the one before on its path (only where a cycle's order
      is reshuffled), where runs of 3 would put two in three there. */
-  srd_settings_default(&s);
-  s.path_burst_bytes = 4 * (8192 + 56) - 1;
   s.cc = "fixed";
   s.cc_fixed_window = 2 * (8192 + 56);
-  memset(&r, 0, sizeof(r));
-  tpair_init(&tp, &s, NULL, 5, 0);
-  tp.filter = record_runs;
-  tp.filter_arg = &r;
-  for (i = 0; i < 8; ++i) {
-    assert_int_equal(
-        srd_ep_post_recv(tp.ep[1], rbuf, sizeof(rbuf), NULL, tp.now), 0);
-    assert_int_equal(
-        srd_ep_post_send(tp.ep[0], tp.peer[0], msg, sizeof(msg), NULL, tp.now),
-        0);
-  }
-  tpair_run(&tp, SRD_S);
+  send_recording_runs(&s, &r);
   printf("  window of 2 packets: %u data packets, %u on the path before\n", r.n,
          r.same);
   assert_true(r.n >= 64);
   assert_true(r.same * 4 < r.n);
-  assert_true(r.mask == 0x1f);
-  tpair_fini(&tp);
   /* Beyond 1 MiB is refused. */
   srd_settings_default(&s);
   s.path_burst_bytes = (1u << 20) + 1;
