@@ -141,7 +141,6 @@ typedef struct srd_pathinfo {
   uint32_t rev_streak;
 } srd_pathinfo;
 
-/* srd_pathset is the paths of one peer. */
 /* SRD_RUN_SHARES caps a run of packets on one path (burst) at this many
    paths' shares of the congestion window, cwnd / n each.  Measured on
    the namespace fabric of test/tools/test_fabric.sh (4 spines, 16 paths,
@@ -149,6 +148,7 @@ typedef struct srd_pathinfo {
    keeps it, and keeps the runs a fast single link needs. */
 #define SRD_RUN_SHARES 4
 
+/* srd_pathset is the paths of one peer. */
 typedef struct srd_pathset {
   srd_pathinfo p[SRD_MAX_PATHS]; /* the first n are in use */
   uint32_t n;                    /* paths, 1..SRD_MAX_PATHS */
@@ -205,8 +205,10 @@ void srd_pathset_init(srd_pathset *ps, uint32_t n, int steering, srd_pcg *pcg);
    advances |cursor| (&ps->cursor for data, &ps->ctl_cursor for control
    packets).  The data cursor reshuffles the order (drawing from ps->pcg)
    when a cycle ends; the control cursor goes round the current order.
-   A data pick holds for ps->burst packets: the next burst - 1 data picks
-   return the same path while it is not |exclude| and not avoided. */
+   A data pick of a path in good standing (srd_pathset_runs_ok) holds for
+   ps->burst packets: the next burst - 1 data picks return the same path
+   while it is not |exclude| and not avoided.  A path under suspicion
+   gets one packet per pick, as without runs. */
 static inline uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor,
                                         srd_tstamp now, uint32_t exclude);
 
@@ -222,6 +224,18 @@ uint32_t srd_pathset_pick_slow(srd_pathset *ps, uint32_t *cursor,
 /* srd_pathset_new_cycle reshuffles the data order (drawing from ps->pcg)
    and restarts its cursor; the control cursor keeps its place. */
 void srd_pathset_new_cycle(srd_pathset *ps);
+
+/* srd_pathset_runs_ok says whether path |i| may carry a run: it has had
+   a packet acknowledged, and fewer than two losses found on it since
+   its last acknowledgement.  A path not yet proven, or one that lost
+   its last packets (a blackhole, probed again once its avoidance ends),
+   gets single packets, so that a run does not pour a GSO send's worth
+   into it before the loss signal can act; one loss (most often a packet
+   overtaken, found spurious) does not stop runs, for without them the
+   packets of a round interleave more and more look lost. */
+static inline int srd_pathset_runs_ok(const srd_pathset *ps, uint32_t i) {
+  return ps->p[i].acked > 0 && ps->p[i].loss_streak < 2;
+}
 
 static inline uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor,
                                         srd_tstamp now, uint32_t exclude) {
@@ -248,10 +262,10 @@ static inline uint32_t srd_pathset_pick(srd_pathset *ps, uint32_t *cursor,
     idx = srd_pathset_pick_slow(ps, cursor, now, exclude);
   }
   ps->last = idx;
-  ps->burst_left = ps->burst - 1;
+  ps->burst_left =
+      ps->burst > 1 && srd_pathset_runs_ok(ps, idx) ? ps->burst - 1 : 0;
   return idx;
 }
-
 /* srd_pathset_pick_retx is srd_pathset_pick for a retransmission: with
    steering it takes the least suspicious usable path, one with a clean
    record (not avoided, no loss since its last acknowledgement) if there is

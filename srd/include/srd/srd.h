@@ -318,7 +318,9 @@ typedef struct srd_settings {
      path is picked, up to 1 MiB.  A run is also capped at four paths'
      shares of the congestion window (4 * cwnd / paths), so that where
      the window is tight for the paths (a shallow fabric) every packet
-     picks again.  Default 0: every packet picks its path, as SRD sprays.
+     picks again, and runs go only on paths that have been acknowledged
+     and have not lost their last packets (srd_pathset_runs_ok).
+     Default 0: every packet picks its path, as SRD sprays.
      A driver whose sends cost per datagram, not per byte, sets its
      batch: the udp transport one UDP GSO send (64 KB), so that a send
      round leaves in full sends, one per socket, not a packet or two on
